@@ -1,0 +1,5 @@
+import sys
+
+from dualio.cli import main
+
+sys.exit(main())

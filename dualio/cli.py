@@ -1,0 +1,52 @@
+"""The ``dualio`` command: ``serve`` runs the reference server, ``demo`` shows a first contact."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from transports.frames import DEFAULT_MAX_FRAME_SIZE
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dualio", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the reference server until SIGINT/SIGTERM")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=7878, help="0 picks a free port")
+    serve.add_argument("--model", choices=("async", "threaded"), default="async")
+    serve.add_argument("--token", default=None, help="refuse clients without this token")
+    serve.add_argument("--max-frame-size", type=int, default=DEFAULT_MAX_FRAME_SIZE)
+    serve.add_argument("--handshake-timeout", type=float, default=10.0)
+
+    demo = commands.add_parser("demo", help="start an embedded server and run a short sync demo")
+    demo.add_argument("--model", choices=("async", "threaded"), default="async")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        from dualio.server.async_model import ServerConfig
+        from dualio.server.main import serve
+
+        if not 0 <= args.port <= 65535:
+            print("dualio serve: --port must be in 0..65535", file=sys.stderr)
+            return 2
+        try:
+            config = ServerConfig(
+                host=args.host, port=args.port, token=args.token,
+                max_frame_size=args.max_frame_size, handshake_timeout=args.handshake_timeout,
+            )
+            from transports.frames import validate_max_frame_size
+
+            validate_max_frame_size(config.max_frame_size)
+        except ValueError as exc:
+            print(f"dualio serve: {exc}", file=sys.stderr)
+            return 2
+        return serve(config, args.model)
+    from dualio.demo import run_demo
+
+    return run_demo(args.model)

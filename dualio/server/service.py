@@ -1,0 +1,132 @@
+"""What each method does, independent of the server model that runs it.
+
+``plan`` turns a parsed request into a :class:`Reply` (bytes after a delay) or a
+:class:`WordStream`; the asyncio and threaded servers only differ in how they wait.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from transports import methods
+from transports.blob import blob_bytes
+from transports.frames import max_payload_size
+
+
+class UnknownMethod(LookupError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    delay: float
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class WordStream:
+    count: int
+    wait: float
+
+    def item(self, index: int) -> bytes:
+        return methods.word_at(index).encode()
+
+
+class Counters:
+    """Server-wide counters behind ``stats()``; safe to update from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.connections_open = 0
+        self.connections_total = 0
+        self.requests_in_flight = 0
+        self.requests_served = 0
+        self.errors = 0
+
+    def connection_opened(self) -> None:
+        with self._lock:
+            self.connections_open += 1
+            self.connections_total += 1
+
+    def connection_closed(self) -> None:
+        with self._lock:
+            self.connections_open -= 1
+
+    def request_started(self) -> None:
+        with self._lock:
+            self.requests_in_flight += 1
+
+    def request_finished(self, ok: bool) -> None:
+        with self._lock:
+            self.requests_in_flight -= 1
+            if ok:
+                self.requests_served += 1
+            else:
+                self.errors += 1
+
+    def error(self) -> None:
+        with self._lock:
+            self.errors += 1
+
+    def snapshot(self) -> methods.ServerStats:
+        with self._lock:
+            return methods.ServerStats(
+                connections_open=self.connections_open,
+                connections_total=self.connections_total,
+                requests_in_flight=self.requests_in_flight,
+                requests_served=self.requests_served,
+                errors=self.errors,
+            )
+
+
+def _echo(args: bytes, counters: Counters, max_frame_size: int) -> Reply:
+    return Reply(*methods.parse_delay_and_body("echo", args))
+
+
+def _upper(args: bytes, counters: Counters, max_frame_size: int) -> Reply:
+    delay, body = methods.parse_delay_and_body("upper", args)
+    try:
+        return Reply(delay, body.decode().upper().encode())
+    except UnicodeDecodeError as exc:
+        raise methods.BadArguments("upper: text is not UTF-8") from exc
+
+
+def _sleep(args: bytes, counters: Counters, max_frame_size: int) -> Reply:
+    return Reply(methods.parse_sleep(args), b"")
+
+
+def _blob(args: bytes, counters: Counters, max_frame_size: int) -> Reply:
+    size, seed = methods.parse_blob(args)
+    if size > max_payload_size(max_frame_size):
+        raise methods.BadArguments(
+            f"blob: size {size} exceeds the largest payload, {max_payload_size(max_frame_size)}"
+        )
+    return Reply(0.0, blob_bytes(size, seed))
+
+
+def _stats(args: bytes, counters: Counters, max_frame_size: int) -> Reply:
+    return Reply(0.0, counters.snapshot().to_json())
+
+
+def _words(args: bytes, counters: Counters, max_frame_size: int) -> WordStream:
+    return WordStream(*methods.parse_words(args))
+
+
+_METHODS: dict[str, Callable[[bytes, Counters, int], Reply | WordStream]] = {
+    "echo": _echo,
+    "upper": _upper,
+    "sleep": _sleep,
+    "blob": _blob,
+    "stats": _stats,
+    "words": _words,
+}
+
+
+def plan(method: str, args: bytes, counters: Counters, max_frame_size: int) -> Reply | WordStream:
+    """Raises UnknownMethod or methods.BadArguments for a request it cannot serve."""
+    handler = _METHODS.get(method)
+    if handler is None:
+        raise UnknownMethod(f"unknown method {method!r}")
+    return handler(args, counters, max_frame_size)

@@ -1,0 +1,78 @@
+"""The one error hierarchy both faces raise.
+
+Every failure a dualio call can meet is a :class:`DualioError`, so
+``except DualioError`` catches them all; the subclasses say which kind.
+Where a builtin exception means the same thing, the class also derives from it
+(``except TimeoutError`` works on a dualio timeout).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ErrorCode(IntEnum):
+    """Codes carried by ERROR frames (see docs/protocol.md)."""
+
+    BAD_FRAME = 1
+    UNKNOWN_METHOD = 2
+    BAD_ARGUMENTS = 3
+    UNAUTHORIZED = 4
+    UNSUPPORTED_VERSION = 5
+    FRAME_TOO_LARGE = 6
+    CANCELLED = 7
+    NOT_READY = 8
+    INTERNAL = 9
+    SHUTTING_DOWN = 10
+
+
+class DualioError(Exception):
+    """Base class of every error dualio raises."""
+
+
+class ConnectError(DualioError, ConnectionError):
+    """The connection or its handshake could not be established."""
+
+
+class AuthenticationError(ConnectError):
+    """The server refused the handshake: missing or wrong token."""
+
+
+class DualioTimeout(DualioError, TimeoutError):
+    """A connect, a call or a stream item took longer than its timeout."""
+
+
+class ConnectTimeout(ConnectError, DualioTimeout):
+    """Connecting or the handshake took longer than ``connect_timeout``."""
+
+
+class ProtocolError(DualioError):
+    """The peer sent bytes that break the wire protocol; the connection is closed."""
+
+
+class FrameTooLarge(ProtocolError):
+    """A frame's length prefix is over the agreed maximum frame size."""
+
+
+class ClosedError(DualioError):
+    """The connection is closed (by this side, by the peer, or because it broke)."""
+
+
+class RemoteError(DualioError):
+    """The server answered a call with an error frame."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(f"{_code_name(code)}: {message}")
+        self.code = code
+        self.message = message
+
+
+class UsageError(DualioError, RuntimeError):
+    """The API was used in a way it does not support (wrong thread, wrong loop, ...)."""
+
+
+def _code_name(code: int) -> str:
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"code {code}"

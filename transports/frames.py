@@ -1,0 +1,125 @@
+"""Frame codec of wire protocol v1: bytes in, frames out; frames in, bytes out.
+
+No sockets, threads or event loops live here (docs/protocol.md is the spec).
+Every frame is ``length:u32 | kind:u8 | id:u32 | payload``, big-endian, where
+``length`` counts the bytes after itself (so it is ``5 + len(payload)``).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import IntEnum
+
+from transports.errors import FrameTooLarge, ProtocolError
+
+PROTOCOL_VERSION = 1
+DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024
+HEADER = struct.Struct(">IBI")
+HEADER_SIZE = HEADER.size  # 9
+LENGTH_SIZE = 4
+MIN_FRAME_LENGTH = HEADER_SIZE - LENGTH_SIZE  # kind + id
+MAX_REQUEST_ID = 0xFFFFFFFF
+
+
+class FrameKind(IntEnum):
+    HELLO = 1
+    WELCOME = 2
+    REQUEST = 3
+    RESPONSE = 4
+    ERROR = 5
+    STREAM_ITEM = 6
+    STREAM_END = 7
+    CANCEL = 8
+    PING = 9
+    PONG = 10
+    CLOSE = 11
+
+
+_KINDS = {kind.value: kind for kind in FrameKind}
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    kind: FrameKind
+    id: int
+    payload: bytes = b""
+
+
+def max_payload_size(max_frame_size: int) -> int:
+    """Largest payload a frame may carry under ``max_frame_size``."""
+    return max_frame_size - MIN_FRAME_LENGTH
+
+
+def encode_frame(
+    kind: FrameKind, request_id: int, payload: bytes = b"",
+    max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+) -> bytes:
+    """The bytes of one frame; refuses a frame the peer would reject as too large."""
+    length = MIN_FRAME_LENGTH + len(payload)
+    if length > max_frame_size:
+        raise FrameTooLarge(f"frame of {length} bytes exceeds the maximum of {max_frame_size}")
+    if not 0 <= request_id <= MAX_REQUEST_ID:
+        raise ValueError(f"request id {request_id} is outside 0..{MAX_REQUEST_ID}")
+    return HEADER.pack(length, kind, request_id) + payload
+
+
+def validate_max_frame_size(value: int) -> int:
+    if not isinstance(value, int) or value < MIN_FRAME_LENGTH + 64 or value > 0xFFFFFFFF:
+        raise ValueError(f"max_frame_size must be an int in {MIN_FRAME_LENGTH + 64}..{0xFFFFFFFF}")
+    return value
+
+
+class FrameDecoder:
+    """Turns a byte stream, split anywhere, into frames.
+
+    A length prefix over the limit is rejected as soon as its four bytes arrive,
+    before any of the frame is buffered. After an error the decoder stays broken.
+    """
+
+    __slots__ = ("_broken", "_buffer", "max_frame_size")
+
+    def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+        self.max_frame_size = validate_max_frame_size(max_frame_size)
+        self._buffer = bytearray()
+        self._broken: ProtocolError | None = None
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received that do not yet form a whole frame."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> list[Frame]:
+        if self._broken is not None:
+            raise self._broken
+        buffer = self._buffer
+        buffer += data
+        frames: list[Frame] = []
+        size = len(buffer)
+        pos = 0
+        limit = self.max_frame_size
+        try:
+            while size - pos >= LENGTH_SIZE:
+                length = int.from_bytes(buffer[pos : pos + LENGTH_SIZE], "big")
+                if length > limit:
+                    raise FrameTooLarge(
+                        f"frame length {length} exceeds the maximum of {limit}"
+                    )
+                if length < MIN_FRAME_LENGTH:
+                    raise ProtocolError(f"frame length {length} is shorter than a header")
+                end = pos + LENGTH_SIZE + length
+                if end > size:
+                    break
+                _, kind, request_id = HEADER.unpack_from(buffer, pos)
+                frame_kind = _KINDS.get(kind)
+                if frame_kind is None:
+                    raise ProtocolError(f"unknown frame kind {kind}")
+                frames.append(Frame(frame_kind, request_id, bytes(buffer[pos + HEADER_SIZE : end])))
+                pos = end
+        except ProtocolError as exc:
+            self._broken = exc
+            buffer.clear()
+            raise
+        if pos:
+            del buffer[:pos]
+        return frames
