@@ -55,40 +55,40 @@ class Client:
 
     # -- service methods ------------------------------------------------------
 
-    def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | None | Unset = UNSET) -> bytes:
+    def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
         """``data`` back, after ``delay`` seconds on the server."""
         return self._call(methods.echo(data, delay), timeout)
 
-    def upper(self, text: str, *, delay: float = 0.0, timeout: float | None | Unset = UNSET) -> str:
+    def upper(self, text: str, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> str:
         """``text`` upper-cased by the server, after ``delay`` seconds."""
         return self._call(methods.upper(text, delay), timeout)
 
-    def sleep(self, seconds: float, *, timeout: float | None | Unset = UNSET) -> None:
+    def sleep(self, seconds: float, *, timeout: float | Unset | None = UNSET) -> None:
         """Return after the server has waited ``seconds``."""
         return self._call(methods.sleep(seconds), timeout)
 
     def blob(
         self, size: int, *, seed: int = 0, verify: bool = True,
-        timeout: float | None | Unset = UNSET,
+        timeout: float | Unset | None = UNSET,
     ) -> bytes:
         """``size`` bytes derived from ``seed``, checked on arrival when ``verify``."""
         return self._call(methods.blob(size, seed, verify), timeout)
 
     def words(
-        self, count: int, wait: float = 0.0, *, timeout: float | None | Unset = UNSET
+        self, count: int, wait: float = 0.0, *, timeout: float | Unset | None = UNSET
     ) -> Iterator[str]:
         """A stream of ``count`` words, one every ``wait`` seconds."""
         return self._connection().stream(methods.words(count, wait), pick_timeout(timeout, self.timeout))
 
-    def stats(self, *, timeout: float | None | Unset = UNSET) -> ServerStats:
+    def stats(self, *, timeout: float | Unset | None = UNSET) -> ServerStats:
         """The server's counters."""
         return self._call(methods.stats(), timeout)
 
-    def ping(self, *, timeout: float | None | Unset = UNSET) -> float:
+    def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
         """Round-trip time to the server, in seconds."""
         return self._connection().ping(pick_timeout(timeout, self.timeout))
 
-    def call(self, method: str, payload: bytes = b"", *, timeout: float | None | Unset = UNSET) -> bytes:
+    def call(self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET) -> bytes:
         """Call any method with raw argument bytes; returns the raw answer."""
         return self._call(methods.raw(method, payload), timeout)
 
@@ -123,5 +123,5 @@ class Client:
             raise ClosedError("the client is closed")
         return conn
 
-    def _call(self, op: methods.Call[T], timeout: float | None | Unset) -> T:
+    def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
         return self._connection().call(op, pick_timeout(timeout, self.timeout))

@@ -31,5 +31,5 @@ def check_timeout(name: str, value: float | None) -> float | None:
     return float(value)
 
 
-def pick_timeout(value: float | None | Unset, default: float | None) -> float | None:
-    return default if value is UNSET else check_timeout("timeout", value)  # type: ignore[arg-type]
+def pick_timeout(value: float | Unset | None, default: float | None) -> float | None:
+    return default if value is UNSET else check_timeout("timeout", value)

@@ -1,0 +1,87 @@
+"""Fixtures: the real reference server, started as a separate process over real TCP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+
+@dataclass
+class ServerProcess:
+    """A ``dualio serve`` child process; ``log`` collects its stderr lines."""
+
+    process: subprocess.Popen[str]
+    host: str
+    port: int
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.host, self.port
+
+    def log_since(self, mark: int) -> list[str]:
+        return self.log[mark:]
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                return self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                return self.process.wait()
+        return self.process.returncode
+
+
+def start_server(*args: str, host: str = "127.0.0.1") -> ServerProcess:
+    """Start ``python -m dualio serve --port 0 ARGS`` and wait for its ``listening on`` line."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dualio", "serve", "--host", host, "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    line = process.stdout.readline()
+    if not line.startswith("listening on "):
+        process.kill()
+        raise RuntimeError(f"server did not start: {line!r} {process.stderr.read()}")
+    bound = line.split()[-1]
+    port = int(bound.rsplit(":", 1)[1])
+    server = ServerProcess(process, host, port)
+    stderr = process.stderr
+
+    def pump() -> None:
+        for text in stderr:
+            server.log.append(text.rstrip("\n"))
+
+    threading.Thread(target=pump, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ServerProcess]:
+    """One async-model server shared by the whole session."""
+    proc = start_server()
+    yield proc
+    assert proc.stop() == 0
+
+
+@pytest.fixture(scope="session")
+def threaded_server() -> Iterator[ServerProcess]:
+    proc = start_server("--model", "threaded")
+    yield proc
+    assert proc.stop() == 0
+
+
+@pytest.fixture(params=["async", "threaded"])
+def any_server(
+    request: pytest.FixtureRequest, server: ServerProcess, threaded_server: ServerProcess
+) -> ServerProcess:
+    return server if request.param == "async" else threaded_server
