@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ssl
 import sys
 from collections.abc import Sequence
 
@@ -20,10 +21,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--token", default=None, help="refuse clients without this token")
     serve.add_argument("--max-frame-size", type=int, default=DEFAULT_MAX_FRAME_SIZE)
     serve.add_argument("--handshake-timeout", type=float, default=10.0)
+    serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
+    serve.add_argument("--tls-key", default=None, help="PEM private key (if not in --tls-cert)")
 
     demo = commands.add_parser("demo", help="start an embedded server and run a short sync demo")
     demo.add_argument("--model", choices=("async", "threaded"), default="async")
     return parser
+
+
+def _server_tls(cert: str | None, key: str | None) -> ssl.SSLContext | None:
+    if cert is None:
+        if key is not None:
+            raise ValueError("--tls-key needs --tls-cert")
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,11 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = ServerConfig(
                 host=args.host, port=args.port, token=args.token,
                 max_frame_size=args.max_frame_size, handshake_timeout=args.handshake_timeout,
+                tls=_server_tls(args.tls_cert, args.tls_key),
             )
             from transports.frames import validate_max_frame_size
 
             validate_max_frame_size(config.max_frame_size)
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
             print(f"dualio serve: {exc}", file=sys.stderr)
             return 2
         return serve(config, args.model)

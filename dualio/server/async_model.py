@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ class ServerConfig:
     max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     handshake_timeout: float = 10.0
     backlog: int = 4096
+    tls: ssl.SSLContext | None = None
     counters: Counters = field(default_factory=Counters)
 
 
@@ -195,7 +197,7 @@ class AsyncServer:
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(
             factory, self.config.host, self.config.port,
-            backlog=self.config.backlog, reuse_address=True,
+            backlog=self.config.backlog, reuse_address=True, ssl=self.config.tls,
         )
         port: int = self._server.sockets[0].getsockname()[1]
         return port

@@ -34,6 +34,8 @@ class _Handler(socketserver.BaseRequestHandler):
         counters.connection_opened()
         self.server.track(sock, True)
         try:
+            if config.tls is not None:
+                sock = config.tls.wrap_socket(sock, server_side=True)
             while not proto.closing:
                 data = sock.recv(65536)
                 if not data:
