@@ -1,5 +1,8 @@
 """dualio's async face: ``from dualio import AsyncClient``."""
 
+from dualio.client import AsyncClient
+from transports.callbacks import AwaitableCallback, EventedCallback
+from transports.emulate import emulate_async
 from transports.errors import (
     AuthenticationError,
     ClosedError,
@@ -15,15 +18,19 @@ from transports.errors import (
 from transports.methods import ServerStats
 
 __all__ = [
+    "AsyncClient",
     "AuthenticationError",
+    "AwaitableCallback",
     "ClosedError",
     "ConnectError",
     "ConnectTimeout",
     "DualioError",
     "DualioTimeout",
+    "EventedCallback",
     "FrameTooLarge",
     "ProtocolError",
     "RemoteError",
     "ServerStats",
     "UsageError",
+    "emulate_async",
 ]

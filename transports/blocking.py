@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from transports import methods
 from transports.client_protocol import ClientProtocol, connection_error, decode_error
 from transports.errors import (
+    CallCancelled,
     ClosedError,
     ConnectError,
     ConnectTimeout,
@@ -61,6 +62,41 @@ class _Pending:
         self.items: deque[bytes] = deque()
         self.callback = callback
         self.on_item = on_item
+
+
+class CallHandle:
+    """Lets another thread abandon a blocking call, e.g. when its awaiter is cancelled.
+
+    The waiting thread then returns promptly with CallCancelled instead of
+    holding its worker until the answer or the timeout.
+    """
+
+    __slots__ = ("_cancelled", "_conn", "_lock", "_rid")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn: BlockingConnection | None = None
+        self._rid = 0
+        self._cancelled = False
+
+    def bind(self, conn: BlockingConnection, rid: int) -> bool:
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._conn, self._rid = conn, rid
+            return True
+
+    def release(self) -> None:
+        """The call is over: a later ``cancel`` must not touch its (reusable) id."""
+        with self._lock:
+            self._conn = None
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.cancel(self._rid)
 
 
 def _deadline(timeout: float | None) -> float | None:
@@ -152,35 +188,43 @@ class BlockingConnection:
 
     # -- calls ----------------------------------------------------------------
 
-    def call(self, op: methods.Call[T], timeout: float | None) -> T:
+    def call(
+        self, op: methods.Call[T], timeout: float | None, handle: CallHandle | None = None
+    ) -> T:
         """Send one request and wait for its answer."""
         deadline = _deadline(timeout)
         pending = _Pending()
-        rid = self._start(op.method, op.args, pending, deadline)
-        self._await(rid, pending, deadline)
+        rid = self._start(op.method, op.args, pending, deadline, handle)
+        try:
+            self._await(rid, pending, deadline)
+        finally:
+            if handle is not None:
+                handle.release()
         assert pending.result is not None
         return op.decode(pending.result)
 
-    def ping(self, timeout: float | None) -> float:
+    def ping(self, timeout: float | None, handle: CallHandle | None = None) -> float:
         """Round-trip time of a PING, in seconds."""
         deadline = _deadline(timeout)
         pending = _Pending()
         started = time.perf_counter()
-        with self._cond:
-            self._check_open()
-            rid, data = self._proto.ping()
-            self._pending[rid] = pending
-        self._send_or_release(rid, data, deadline)
-        self._await(rid, pending, deadline)
+        rid = self._start(None, b"", pending, deadline, handle)
+        try:
+            self._await(rid, pending, deadline)
+        finally:
+            if handle is not None:
+                handle.release()
         return time.perf_counter() - started
 
-    def stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]:
+    def stream(
+        self, op: methods.StreamCall[T], timeout: float | None, handle: CallHandle | None = None
+    ) -> Iterator[T]:
         """Items of a stream as they arrive; ``timeout`` bounds the wait for each item.
 
         Leaving the loop early cancels the stream on the server.
         """
         pending = _Pending()
-        rid = self._start(op.method, op.args, pending, _deadline(timeout))
+        rid = self._start(op.method, op.args, pending, _deadline(timeout), handle)
         try:
             while True:
                 deadline = _deadline(timeout)
@@ -195,6 +239,8 @@ class BlockingConnection:
                         raise pending.error
                     return
         finally:
+            if handle is not None:
+                handle.release()
             if not pending.done:
                 self.cancel(rid)
 
@@ -235,23 +281,37 @@ class BlockingConnection:
         return rid
 
     def cancel(self, rid: int) -> None:
-        """Stop waiting for ``rid``: its late answer is dropped, the server is told."""
+        """Stop waiting for ``rid``: whoever waits gets CallCancelled, its late answer
+        is dropped, and the server is told."""
+        callbacks: list[Callable[[], None]] = []
         with self._cond:
-            self._pending.pop(rid, None)
-            if self._failure is not None:
-                return
-            data = self._proto.abandon(rid)
+            pending = self._pending.pop(rid, None)
+            if pending is not None and not pending.done:
+                self._finish(pending, callbacks, error=CallCancelled("the call was cancelled"))
+                self._cond.notify_all()
+            data = self._proto.abandon(rid) if self._failure is None else b""
+        for run in callbacks:
+            run()
         if data:
             try:
                 self._send(data, _deadline(_CLOSE_GRACE))
             except DualioError:
                 pass
 
-    def _start(self, method: str, args: bytes, pending: _Pending, deadline: float | None) -> int:
+    def _start(
+        self, method: str | None, args: bytes, pending: _Pending, deadline: float | None,
+        handle: CallHandle | None = None,
+    ) -> int:
+        """Register ``pending`` and send its request (a PING when ``method`` is None)."""
         with self._cond:
             self._check_open()
-            rid, data = self._proto.request(method, args)
+            rid, data = self._proto.ping() if method is None else self._proto.request(method, args)
             self._pending[rid] = pending
+        if handle is not None and not handle.bind(self, rid):
+            with self._cond:
+                self._pending.pop(rid, None)
+                self._proto.release(rid)
+            raise CallCancelled("the call was cancelled before it was sent")
         self._send_or_release(rid, data, deadline)
         return rid
 

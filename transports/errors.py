@@ -58,6 +58,10 @@ class ClosedError(DualioError):
     """The connection is closed (by this side, by the peer, or because it broke)."""
 
 
+class CallCancelled(DualioError):
+    """The call was abandoned by its caller before its answer arrived."""
+
+
 class RemoteError(DualioError):
     """The server answered a call with an error frame."""
 

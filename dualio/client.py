@@ -1,0 +1,176 @@
+"""The async face: ``async with AsyncClient(host, port) as c: await c.echo(b"hi")``."""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import AsyncIterator
+from concurrent.futures import Executor
+from types import TracebackType
+from typing import Literal, TypeVar
+
+from transports import methods
+from transports.emulated import EmulatedConnection, Strategy
+from transports.errors import ClosedError, UsageError
+from transports.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.methods import ServerStats
+from transports.native import NativeConnection
+from transports.timeouts import UNSET, Unset, check_timeout, pick_timeout
+
+T = TypeVar("T")
+TransportName = Literal["native", "emulated"]
+_TRANSPORTS = ("native", "emulated")
+
+
+class AsyncClient:
+    """An async client of the dualio service, on asyncio or trio.
+
+    ``transport="native"`` (default) talks through non-blocking sockets on the
+    running loop. ``transport="emulated"`` drives the blocking transport from
+    worker threads, with ``emulation="pool" | "thread" | "callback"`` (see
+    docs/architecture.md). ``max_workers`` sizes a pool of the client's own;
+    ``executor`` supplies one; by default the loop's default executor is used
+    (``min(32, cpu + 4)`` workers).
+
+    Open it with ``async with`` (or ``await client.open()`` and
+    ``await client.aclose()``) in one task; use it from any task on that loop.
+    Method names, parameters and defaults are those of ``dualio_sync.Client``.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 7878,
+        *,
+        timeout: float | None = 30.0,
+        connect_timeout: float | None = 10.0,
+        tls: ssl.SSLContext | None = None,
+        token: str | None = None,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        transport: TransportName = "native",
+        emulation: Strategy = "pool",
+        max_workers: int | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        if transport not in _TRANSPORTS:
+            raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
+        if emulation not in ("pool", "thread", "callback"):
+            raise ValueError(f"emulation must be 'pool', 'thread' or 'callback', not {emulation!r}")
+        if max_workers is not None and (
+            isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1
+        ):
+            raise ValueError(f"max_workers must be an int >= 1, got {max_workers!r}")
+        if max_workers is not None and executor is not None:
+            raise ValueError("give max_workers or executor, not both")
+        if transport == "native" and (max_workers is not None or executor is not None):
+            raise ValueError("max_workers and executor apply to transport='emulated' only")
+        self.host = host
+        self.port = port
+        self.timeout = check_timeout("timeout", timeout)
+        self.connect_timeout = check_timeout("connect_timeout", connect_timeout)
+        self.transport = transport
+        self.emulation = emulation
+        self._tls = tls
+        self._token = token
+        self._max_frame_size = max_frame_size
+        self._max_workers = max_workers
+        self._executor = executor
+        self._conn: NativeConnection | EmulatedConnection | None = None
+        self._opened = False
+
+    # -- service methods ------------------------------------------------------
+
+    async def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
+        """``data`` back, after ``delay`` seconds on the server."""
+        return await self._call(methods.echo(data, delay), timeout)
+
+    async def upper(self, text: str, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> str:
+        """``text`` upper-cased by the server, after ``delay`` seconds."""
+        return await self._call(methods.upper(text, delay), timeout)
+
+    async def sleep(self, seconds: float, *, timeout: float | Unset | None = UNSET) -> None:
+        """Return after the server has waited ``seconds``."""
+        return await self._call(methods.sleep(seconds), timeout)
+
+    async def blob(
+        self, size: int, *, seed: int = 0, verify: bool = True,
+        timeout: float | Unset | None = UNSET,
+    ) -> bytes:
+        """``size`` bytes derived from ``seed``, checked on arrival when ``verify``."""
+        return await self._call(methods.blob(size, seed, verify), timeout)
+
+    def words(
+        self, count: int, wait: float = 0.0, *, timeout: float | Unset | None = UNSET
+    ) -> AsyncIterator[str]:
+        """A stream of ``count`` words, one every ``wait`` seconds."""
+        return self._connection().stream(methods.words(count, wait), pick_timeout(timeout, self.timeout))
+
+    async def stats(self, *, timeout: float | Unset | None = UNSET) -> ServerStats:
+        """The server's counters."""
+        return await self._call(methods.stats(), timeout)
+
+    async def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
+        """Round-trip time to the server, in seconds."""
+        return await self._connection().ping(pick_timeout(timeout, self.timeout))
+
+    async def call(
+        self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
+    ) -> bytes:
+        """Call any method with raw argument bytes; returns the raw answer."""
+        return await self._call(methods.raw(method, payload), timeout)
+
+    # -- lifetime ---------------------------------------------------------------
+
+    async def open(self) -> AsyncClient:
+        """Connect and handshake. ``async with`` does this for you."""
+        if self._opened:
+            raise UsageError("this AsyncClient was already opened; make a new one")
+        self._opened = True
+        common = {
+            "connect_timeout": self.connect_timeout, "tls": self._tls, "token": self._token,
+            "max_frame_size": self._max_frame_size,
+        }
+        if self.transport == "native":
+            self._conn = await NativeConnection.connect(self.host, self.port, **common)  # type: ignore[arg-type]
+        else:
+            self._conn = await EmulatedConnection.connect(
+                self.host, self.port, strategy=self.emulation, max_workers=self._max_workers,
+                executor=self._executor, **common,  # type: ignore[arg-type]
+            )
+        return self
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None or self._conn.closed
+
+    async def aclose(self) -> None:
+        """Close the connection; calls still waiting raise ClosedError. Idempotent."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return await self.open()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        kind = self.transport if self.transport == "native" else f"emulated/{self.emulation}"
+        return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
+
+    def _connection(self) -> NativeConnection | EmulatedConnection:
+        conn = self._conn
+        if conn is None:
+            if not self._opened:
+                raise UsageError("the client is not open: use 'async with AsyncClient(...)'")
+            raise ClosedError("the client is closed")
+        if not conn.loop.is_current():
+            raise UsageError("this AsyncClient belongs to another event loop (or none is running)")
+        return conn
+
+    async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
+        return await self._connection().call(op, pick_timeout(timeout, self.timeout))

@@ -1,0 +1,99 @@
+"""``emulate_async``: a blocking callable turned into an awaitable one.
+
+On asyncio the call runs through ``loop.run_in_executor`` on the executor you
+give (default: the loop's default executor, ``min(32, cpu + 4)`` workers). On
+trio it runs through ``anyio.to_thread.run_sync`` under a ``CapacityLimiter``
+(default: the same ``min(32, cpu + 4)`` tokens), or on your executor if you give
+one. Either way at most W calls run at once: that bound is the cost the lab
+measures against native coroutines.
+
+Cancelling the await does not stop the thread (Python cannot): the call runs
+on, its result is dropped, and its worker stays busy until it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor, Future
+
+import anyio
+from anyio.lowlevel import RunVar
+from typing_extensions import ParamSpec, TypeVar
+
+from transports.callbacks import AwaitableCallback
+from transports.errors import UsageError
+from transports.loop_handle import LoopHandle
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def default_workers() -> int:
+    """Python's default executor size: ``min(32, cpu + 4)``."""
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+_default_limiter: RunVar[anyio.CapacityLimiter] = RunVar("dualio_default_limiter")
+
+
+def _trio_limiter() -> anyio.CapacityLimiter:
+    """The default limiter on trio: one per run, like asyncio's default executor per loop."""
+    try:
+        return _default_limiter.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(default_workers())
+        _default_limiter.set(limiter)
+        return limiter
+
+
+async def run_blocking(
+    call: Callable[[], R],
+    *,
+    executor: Executor | None = None,
+    limiter: anyio.CapacityLimiter | None = None,
+) -> R:
+    """Run ``call`` on a worker thread and await its result."""
+    loop = LoopHandle.current()
+    try:
+        if loop.backend == "asyncio":
+            assert isinstance(loop.loop, asyncio.AbstractEventLoop)
+            return await loop.loop.run_in_executor(executor, call)
+        if executor is None:
+            return await anyio.to_thread.run_sync(call, limiter=limiter or _trio_limiter())
+        done: AwaitableCallback[R] = AwaitableCallback()
+        future = executor.submit(call)
+        future.add_done_callback(functools.partial(_complete_from_future, done))
+        return await done.wait()
+    except RuntimeError as exc:
+        if "shutdown" in str(exc):
+            raise UsageError(f"the executor has been shut down: {exc}") from exc
+        raise
+
+
+def _complete_from_future(done: AwaitableCallback[R], future: Future[R]) -> None:
+    if future.cancelled():
+        done.callback(error=asyncio.CancelledError())
+    elif (error := future.exception()) is not None:
+        done.callback(error=error)
+    else:
+        done.callback(result=future.result())
+
+
+def emulate_async(
+    fn: Callable[P, R],
+    *,
+    executor: Executor | None = None,
+    limiter: anyio.CapacityLimiter | None = None,
+) -> Callable[P, Awaitable[R]]:
+    """Wrap the blocking ``fn`` in a coroutine function with the same signature."""
+
+    @functools.wraps(fn)
+    async def emulated(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await run_blocking(
+            functools.partial(fn, *args, **kwargs), executor=executor, limiter=limiter
+        )
+
+    return emulated

@@ -1,0 +1,294 @@
+"""The emulated async transport: the blocking transport driven from a loop.
+
+Three strategies, chosen per connection:
+
+``"pool"``
+    The whole round trip runs on a pooled worker (``emulate_async``). At most W
+    calls are in flight; the rest queue for a worker.
+``"thread"``
+    Every call gets a fresh thread: no W, but one thread per call in flight.
+``"callback"``
+    A pooled worker only writes the request; the transport's reader thread
+    completes an :class:`AwaitableCallback` when the answer arrives. W bounds
+    only the writes.
+
+A call's ``timeout`` covers its time queued for a worker as well. When the
+awaiting task is cancelled or times out, the blocking call is abandoned through
+its :class:`CallHandle`: the worker returns at once with CallCancelled (its
+result is dropped) and the late answer is discarded by request id.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import ssl
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import AsyncExitStack
+from typing import Any, Literal, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from transports import methods
+from transports.blocking import BlockingConnection, CallHandle
+from transports.callbacks import AwaitableCallback
+from transports.emulate import run_blocking
+from transports.errors import ClosedError, DualioError, DualioTimeout
+from transports.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.loop_handle import LoopHandle
+
+T = TypeVar("T")
+R = TypeVar("R")
+Strategy = Literal["pool", "thread", "callback"]
+STRATEGIES: tuple[Strategy, ...] = ("pool", "thread", "callback")
+
+
+class _StreamBridge:
+    """Stream items pushed from any thread, received on the loop."""
+
+    def __init__(self, loop: LoopHandle) -> None:
+        self._loop = loop
+        self.send: MemoryObjectSendStream[Any]
+        self.receive: MemoryObjectReceiveStream[Any]
+        self.send, self.receive = anyio.create_memory_object_stream[Any](math.inf)
+        self.error: BaseException | None = None
+        self.finished = False
+
+    def item(self, value: Any) -> None:
+        self._loop.call_soon_threadsafe(functools.partial(self._put, value))
+
+    def _put(self, value: Any) -> None:
+        try:
+            self.send.send_nowait(value)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the consumer left
+
+    def callback(self, **kwargs: Any) -> None:
+        self._loop.call_soon_threadsafe(functools.partial(self._end, kwargs.get("error")))
+
+    def _end(self, error: BaseException | None) -> None:
+        self.error = error
+        self.finished = True
+        self.send.close()
+
+
+class EmulatedConnection:
+    def __init__(
+        self,
+        conn: BlockingConnection,
+        loop: LoopHandle,
+        strategy: Strategy,
+        executor: Executor | None,
+        limiter: anyio.CapacityLimiter | None,
+        owned_executor: ThreadPoolExecutor | None,
+    ) -> None:
+        self._conn = conn
+        self.loop = loop
+        self.strategy = strategy
+        self._executor = executor
+        self._limiter = limiter
+        self._owned_executor = owned_executor
+        self._threads: set[threading.Thread] = set()
+        self._threads_lock = threading.Lock()
+        self._closed = False
+        self._stack = AsyncExitStack()
+        self._tasks: TaskGroup | None = None
+
+    @classmethod
+    async def connect(
+        cls,
+        host: str,
+        port: int,
+        *,
+        strategy: Strategy = "pool",
+        max_workers: int | None = None,
+        executor: Executor | None = None,
+        connect_timeout: float | None = 10.0,
+        tls: ssl.SSLContext | None = None,
+        token: str | None = None,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+    ) -> EmulatedConnection:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"emulation must be one of {STRATEGIES}, not {strategy!r}")
+        if max_workers is not None and executor is not None:
+            raise ValueError("give max_workers or executor, not both")
+        if max_workers is not None and (isinstance(max_workers, bool) or max_workers < 1):
+            raise ValueError(f"max_workers must be >= 1, got {max_workers!r}")
+        loop = LoopHandle.current()
+        owned: ThreadPoolExecutor | None = None
+        limiter: anyio.CapacityLimiter | None = None
+        if max_workers is not None:
+            if loop.backend == "asyncio":
+                owned = executor = ThreadPoolExecutor(max_workers, thread_name_prefix="dualio-pool")
+            else:
+                limiter = anyio.CapacityLimiter(max_workers)
+        connect = functools.partial(
+            BlockingConnection.connect, host, port, connect_timeout=connect_timeout,
+            tls=tls, token=token, max_frame_size=max_frame_size,
+        )
+        try:
+            conn = await run_blocking(connect, executor=executor, limiter=limiter)
+        except BaseException:
+            if owned is not None:
+                owned.shutdown(wait=False)
+            raise
+        self = cls(conn, loop, strategy, executor, limiter, owned)
+        self._tasks = await self._stack.enter_async_context(anyio.create_task_group())
+        return self
+
+    # -- running blocking work --------------------------------------------------
+
+    async def _worker(self, fn: Callable[[], R]) -> R:
+        return await run_blocking(fn, executor=self._executor, limiter=self._limiter)
+
+    async def _fresh_thread(self, fn: Callable[[], R]) -> R:
+        done: AwaitableCallback[R] = AwaitableCallback()
+
+        def run() -> None:
+            try:
+                done.callback(result=fn())
+            except BaseException as exc:
+                done.callback(error=exc)
+            finally:
+                with self._threads_lock:
+                    self._threads.discard(thread)
+
+        thread = threading.Thread(target=run, name="dualio-call", daemon=True)
+        with self._threads_lock:
+            self._threads.add(thread)
+        try:
+            thread.start()
+        except RuntimeError as exc:
+            with self._threads_lock:
+                self._threads.discard(thread)
+            raise DualioError(f"cannot start another thread ({len(self._threads)} running): {exc}") \
+                from exc
+        return await done.wait()
+
+    async def _run(self, fn: Callable[[], R]) -> R:
+        if self.strategy == "thread":
+            return await self._fresh_thread(fn)
+        return await self._worker(fn)
+
+    # -- calls ----------------------------------------------------------------------
+
+    async def call(self, op: methods.Call[T], timeout: float | None) -> T:
+        if self.strategy == "callback":
+            done: AwaitableCallback[T] = AwaitableCallback()
+            rid = await self._worker(functools.partial(self._conn.submit, op, done.callback))
+            return await self._await(done.wait(), timeout, lambda: self._conn.cancel(rid))
+        handle = CallHandle()
+        work = functools.partial(self._conn.call, op, timeout, handle)
+        return await self._await(self._run(work), timeout, handle.cancel)
+
+    async def ping(self, timeout: float | None) -> float:
+        handle = CallHandle()
+        work = functools.partial(self._conn.ping, timeout, handle)
+        return await self._await(self._run(work), timeout, handle.cancel)
+
+    async def _await(
+        self, work: Awaitable[R], timeout: float | None, abandon: Callable[[], None]
+    ) -> R:
+        try:
+            with anyio.fail_after(timeout):
+                return await work
+        except DualioTimeout:
+            abandon()
+            raise
+        except TimeoutError:
+            abandon()
+            raise DualioTimeout("the call timed out") from None
+        except BaseException:
+            abandon()
+            raise
+
+    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
+        bridge = _StreamBridge(self.loop)
+        abandon: Callable[[], None]
+        if self.strategy == "callback":
+            submit = functools.partial(self._conn.submit_stream, op, bridge.item, bridge.callback)
+            rid = await self._worker(submit)
+            abandon = functools.partial(self._conn.cancel, rid)
+        else:
+            handle = CallHandle()
+            abandon = handle.cancel
+
+            def pump() -> None:
+                try:
+                    for value in self._conn.stream(op, timeout, handle):
+                        bridge.item(value)
+                except BaseException as exc:
+                    bridge.callback(error=exc)
+                else:
+                    bridge.callback(result=None)
+
+            self._background().start_soon(self._pump, pump, bridge)
+        try:
+            async for value in self._drain(bridge, timeout):
+                yield value
+        finally:
+            if not bridge.finished:
+                abandon()
+            bridge.receive.close()
+
+    async def _pump(self, pump: Callable[[], None], bridge: _StreamBridge) -> None:
+        try:
+            await self._run(pump)
+        except Exception as exc:  # the worker never ran the pump (e.g. executor shut down)
+            if not bridge.finished:
+                bridge.callback(error=exc)
+
+    def _background(self) -> TaskGroup:
+        if self._tasks is None:
+            raise ClosedError("the connection is closed")
+        return self._tasks
+
+    @staticmethod
+    async def _drain(bridge: _StreamBridge, timeout: float | None) -> AsyncIterator[Any]:
+        while True:
+            try:
+                with anyio.fail_after(timeout):
+                    value = await bridge.receive.receive()
+            except anyio.EndOfStream:
+                if bridge.error is not None:
+                    raise bridge.error from None
+                return
+            except TimeoutError:
+                raise DualioTimeout(f"no stream item within {timeout}s") from None
+            yield value
+
+    # -- closing --------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self._conn.closed
+
+    @property
+    def dropped(self) -> int:
+        return self._conn.dropped
+
+    async def aclose(self) -> None:
+        """Close the connection, then wait for every thread this connection started."""
+        if self._closed:
+            return
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._close_and_join)
+        if self._tasks is not None:
+            self._tasks.cancel_scope.cancel()
+        await self._stack.aclose()  # the task group's scope must be the innermost one here
+
+    def _close_and_join(self) -> None:
+        self._conn.close()
+        with self._threads_lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join()
+        if self._owned_executor is not None:
+            self._owned_executor.shutdown(wait=True)
+
+

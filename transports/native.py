@@ -1,0 +1,321 @@
+"""The native async transport, on anyio (so on asyncio and on trio).
+
+One reader task per connection, started in a task group the connection owns:
+it lives exactly as long as the connection (``async with``), so closing leaves
+no task behind. Writes of whole frames are serialised by a lock and shielded
+from cancellation, so a cancelled caller never leaves half a frame on the wire;
+they await the socket's drain (backpressure) under the call's deadline.
+
+Cancellation of a waiting call (task cancel, cancel scope, ``wait_for``,
+``fail_after``) abandons its request id: the server is sent a CANCEL, the late
+answer is dropped, and the id is not reused before the server's final frame.
+"""
+
+from __future__ import annotations
+
+import math
+import ssl
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from typing import TypeVar
+
+import anyio
+from anyio.abc import ByteStream, TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from transports import methods
+from transports.client_protocol import ClientProtocol, connection_error, decode_error
+from transports.errors import (
+    ClosedError,
+    ConnectError,
+    ConnectTimeout,
+    DualioError,
+    DualioTimeout,
+    ProtocolError,
+)
+from transports.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
+from transports.loop_handle import LoopHandle
+
+T = TypeVar("T")
+_CLOSE_GRACE = 1.0
+_ITEM = 0
+_END = 1
+
+
+class _Pending:
+    __slots__ = ("error", "event", "items", "result")
+
+    def __init__(self, stream: bool = False) -> None:
+        self.event = anyio.Event()
+        self.result: bytes | None = None
+        self.error: DualioError | None = None
+        self.items: tuple[MemoryObjectSendStream[bytes], MemoryObjectReceiveStream[bytes]] | None = (
+            anyio.create_memory_object_stream[bytes](math.inf) if stream else None
+        )
+
+
+class NativeConnection:
+    """A connected, handshaken connection. Use from the loop (and task) that opened it."""
+
+    def __init__(self, stream: ByteStream, protocol: ClientProtocol) -> None:
+        self._stream = stream
+        self._proto = protocol
+        self._pending: dict[int, _Pending] = {}
+        self._write_lock = anyio.Lock()
+        self._failure: DualioError | None = None
+        self._closed = False
+        self._stack = AsyncExitStack()
+        self._tasks: TaskGroup | None = None
+        self.loop = LoopHandle.current()
+
+    @classmethod
+    async def connect(
+        cls,
+        host: str,
+        port: int,
+        *,
+        connect_timeout: float | None = 10.0,
+        tls: ssl.SSLContext | None = None,
+        token: str | None = None,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+    ) -> NativeConnection:
+        protocol = ClientProtocol(token=token, max_frame_size=max_frame_size)
+        deadline = math.inf if connect_timeout is None else time.monotonic() + connect_timeout
+        try:
+            with anyio.fail_after(connect_timeout):
+                stream: ByteStream
+                if tls is None:
+                    stream = await anyio.connect_tcp(host, port)
+                else:
+                    stream = await anyio.connect_tcp(
+                        host, port, ssl_context=tls, tls_standard_compatible=False
+                    )
+        except TimeoutError as exc:
+            raise ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
+        except (OSError, ssl.SSLError) as exc:
+            raise ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
+        conn = cls(stream, protocol)
+        try:
+            await conn._start(deadline)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await conn.aclose()
+            raise
+        return conn
+
+    async def _start(self, deadline: float) -> None:
+        self._tasks = await self._stack.enter_async_context(anyio.create_task_group())
+        self._stack.push_async_callback(self._stream.aclose)
+        self._tasks.start_soon(self._read_loop, name="dualio-native-reader")
+        pending = _Pending()
+        self._pending[0] = pending
+        try:
+            await self._write(self._proto.hello(), deadline)
+            with anyio.fail_after(max(deadline - time.monotonic(), 0) if deadline < math.inf else None):
+                await pending.event.wait()
+        except TimeoutError as exc:
+            raise ConnectTimeout("the server did not answer the handshake in time") from exc
+        finally:
+            self._pending.pop(0, None)
+        if pending.error is not None:
+            if isinstance(pending.error, ConnectError):
+                raise pending.error
+            raise ConnectError(f"handshake failed: {pending.error}") from pending.error
+
+    # -- calls --------------------------------------------------------------------
+
+    async def call(self, op: methods.Call[T], timeout: float | None) -> T:
+        pending = _Pending()
+        await self._roundtrip(op.method, op.args, pending, timeout)
+        assert pending.result is not None
+        return op.decode(pending.result)
+
+    async def ping(self, timeout: float | None) -> float:
+        pending = _Pending()
+        started = time.perf_counter()
+        await self._roundtrip(None, b"", pending, timeout)
+        return time.perf_counter() - started
+
+    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
+        pending = _Pending(stream=True)
+        assert pending.items is not None
+        items = pending.items[1]
+        rid = await self._send_request(op.method, op.args, pending, _deadline(timeout))
+        try:
+            while True:
+                try:
+                    with anyio.fail_after(timeout):
+                        payload = await items.receive()
+                except anyio.EndOfStream:
+                    if pending.error is not None:
+                        raise pending.error from None
+                    return
+                except TimeoutError:
+                    raise DualioTimeout(f"no stream item within {timeout}s") from None
+                yield op.decode_item(payload)
+        finally:
+            if not pending.event.is_set():
+                await self._abandon(rid)
+            items.close()
+
+    async def _roundtrip(
+        self, method: str | None, args: bytes, pending: _Pending, timeout: float | None
+    ) -> None:
+        deadline = _deadline(timeout)
+        rid = await self._send_request(method, args, pending, deadline)
+        try:
+            with anyio.fail_after(None if deadline == math.inf else max(deadline - time.monotonic(), 0)):
+                await pending.event.wait()
+        except BaseException as exc:
+            await self._abandon(rid)
+            if isinstance(exc, TimeoutError):
+                raise DualioTimeout("the call timed out") from None
+            raise
+        if pending.error is not None:
+            raise pending.error
+
+    async def _send_request(
+        self, method: str | None, args: bytes, pending: _Pending, deadline: float
+    ) -> int:
+        self._check_usable()
+        if method is None:
+            rid, data = self._proto.ping()
+        else:
+            rid, data = self._proto.request(method, args)
+        self._pending[rid] = pending
+        try:
+            await self._write(data, deadline)
+        except BaseException:
+            self._pending.pop(rid, None)
+            self._proto.release(rid)
+            raise
+        return rid
+
+    async def _abandon(self, rid: int) -> None:
+        self._pending.pop(rid, None)
+        if self._failure is None and not self._closed:
+            data = self._proto.abandon(rid)
+            if data:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+                    await self._write(data, math.inf)
+
+    def _check_usable(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+        if self._closed:
+            raise ClosedError("the connection is closed")
+
+    async def _write(self, data: bytes, deadline: float) -> None:
+        """Write one whole frame, or fail the connection: never half a frame."""
+        remaining = None if deadline == math.inf else deadline - time.monotonic()
+        with anyio.move_on_after(remaining) as waiting:
+            await self._write_lock.acquire()
+        if waiting.cancelled_caught:
+            raise DualioTimeout("timed out waiting to write the request")
+        try:
+            with anyio.CancelScope(shield=True):
+                remaining = None if deadline == math.inf else deadline - time.monotonic()
+                with anyio.move_on_after(remaining) as writing:
+                    await self._stream.send(data)
+            if writing.cancelled_caught:
+                self._fail(DualioTimeout("timed out in the middle of writing a frame"))
+                raise DualioTimeout("timed out writing the request")
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            self._fail(ClosedError(f"the connection broke: {exc}"))
+            raise self._failure or ClosedError("the connection broke") from exc
+        finally:
+            self._write_lock.release()
+
+    # -- reading ------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        failure: DualioError
+        try:
+            while True:
+                data = await self._stream.receive()
+                error = self._dispatch(self._proto.receive(data))
+                if error is not None:
+                    failure = error
+                    break
+        except anyio.EndOfStream:
+            failure = ClosedError("the server closed the connection")
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            failure = ClosedError(f"the connection broke: {exc}")
+        except ssl.SSLError as exc:
+            failure = ClosedError(f"TLS failure: {exc}")
+        except ProtocolError as exc:
+            failure = exc
+        self._fail(failure)
+
+    def _dispatch(self, frames: list[Frame]) -> DualioError | None:
+        for frame in frames:
+            kind, rid = frame.kind, frame.id
+            if rid == 0:
+                if kind is FrameKind.WELCOME:
+                    pending = self._pending.get(0)
+                    if pending is not None:
+                        pending.event.set()
+                    continue
+                if kind is FrameKind.CLOSE:
+                    return ClosedError("the server closed the connection")
+                return connection_error(frame.payload)
+            pending = self._pending.get(rid)
+            if pending is None:
+                continue
+            if kind is FrameKind.STREAM_ITEM:
+                if pending.items is not None:
+                    pending.items[0].send_nowait(frame.payload)
+                continue
+            del self._pending[rid]
+            if kind is FrameKind.ERROR:
+                pending.error = decode_error(frame.payload)
+            else:
+                pending.result = frame.payload
+            _finish(pending)
+        return None
+
+    def _fail(self, failure: DualioError) -> None:
+        if self._failure is None:
+            self._failure = failure
+        for pending in self._pending.values():
+            pending.error = failure
+            _finish(pending)
+        self._pending.clear()
+
+    # -- closing --------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self._failure is not None
+
+    @property
+    def dropped(self) -> int:
+        return self._proto.dropped
+
+    async def aclose(self) -> None:
+        """Say goodbye, fail waiting calls with ClosedError, end the reader task."""
+        if self._closed:
+            return
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            if self._failure is None:
+                with anyio.move_on_after(_CLOSE_GRACE):
+                    try:
+                        await self._write(self._proto.close(), math.inf)
+                    except DualioError:
+                        pass
+            self._fail(ClosedError("the connection was closed"))
+        if self._tasks is not None:
+            self._tasks.cancel_scope.cancel()
+        await self._stack.aclose()  # the task group's scope must be the innermost one here
+
+
+def _finish(pending: _Pending) -> None:
+    if pending.items is not None:
+        pending.items[0].close()
+    pending.event.set()
+
+
+def _deadline(timeout: float | None) -> float:
+    return math.inf if timeout is None else time.monotonic() + timeout
