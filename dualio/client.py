@@ -122,6 +122,7 @@ class AsyncClient:
 
     async def open(self) -> AsyncClient:
         """Connect and handshake. ``async with`` does this for you."""
+        LoopHandle.current()  # a clear UsageError when no loop runs
         if self._opened:
             raise UsageError("this AsyncClient was already opened; make a new one")
         self._opened = True

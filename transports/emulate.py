@@ -39,7 +39,7 @@ def default_workers() -> int:
 _default_limiter: RunVar[anyio.CapacityLimiter] = RunVar("dualio_default_limiter")
 
 
-def _trio_limiter() -> anyio.CapacityLimiter:
+def trio_default_limiter() -> anyio.CapacityLimiter:
     """The default limiter on trio: one per run, like asyncio's default executor per loop."""
     try:
         return _default_limiter.get()
@@ -62,7 +62,7 @@ async def run_blocking(
             assert isinstance(loop.loop, asyncio.AbstractEventLoop)
             return await loop.loop.run_in_executor(executor, call)
         if executor is None:
-            return await anyio.to_thread.run_sync(call, limiter=limiter or _trio_limiter())
+            return await anyio.to_thread.run_sync(call, limiter=limiter or trio_default_limiter())
         done: AwaitableCallback[R] = AwaitableCallback()
         future = executor.submit(call)
         future.add_done_callback(functools.partial(_complete_from_future, done))

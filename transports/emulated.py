@@ -20,24 +20,24 @@ result is dropped) and the late answer is discarded by request id.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import math
 import ssl
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
-from contextlib import AsyncExitStack
+from concurrent import futures
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
 
 import anyio
-from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from transports import methods
 from transports.blocking import BlockingConnection, CallHandle
 from transports.callbacks import AwaitableCallback
-from transports.emulate import run_blocking
-from transports.errors import ClosedError, DualioError, DualioTimeout
+from transports.emulate import run_blocking, trio_default_limiter
+from transports.errors import DualioError, DualioTimeout, UsageError
 from transports.frames import DEFAULT_MAX_FRAME_SIZE
 from transports.loop_handle import LoopHandle
 
@@ -95,8 +95,8 @@ class EmulatedConnection:
         self._threads: set[threading.Thread] = set()
         self._threads_lock = threading.Lock()
         self._closed = False
-        self._stack = AsyncExitStack()
-        self._tasks: TaskGroup | None = None
+        self._pool_pumps: set[asyncio.Future[None]] = set()
+        self._executor_pumps: set[Future[None]] = set()
 
     @classmethod
     async def connect(
@@ -136,9 +136,7 @@ class EmulatedConnection:
             if owned is not None:
                 owned.shutdown(wait=False)
             raise
-        self = cls(conn, loop, strategy, executor, limiter, owned)
-        self._tasks = await self._stack.enter_async_context(anyio.create_task_group())
-        return self
+        return cls(conn, loop, strategy, executor, limiter, owned)
 
     # -- running blocking work --------------------------------------------------
 
@@ -153,11 +151,21 @@ class EmulatedConnection:
                 done.callback(result=fn())
             except BaseException as exc:
                 done.callback(error=exc)
+
+        self._start_thread(run)
+        return await done.wait()
+
+    def _start_thread(self, run: Callable[[], None]) -> None:
+        """Start a thread that ``aclose`` will join."""
+
+        def tracked() -> None:
+            try:
+                run()
             finally:
                 with self._threads_lock:
                     self._threads.discard(thread)
 
-        thread = threading.Thread(target=run, name="dualio-call", daemon=True)
+        thread = threading.Thread(target=tracked, name="dualio-call", daemon=True)
         with self._threads_lock:
             self._threads.add(thread)
         try:
@@ -165,9 +173,8 @@ class EmulatedConnection:
         except RuntimeError as exc:
             with self._threads_lock:
                 self._threads.discard(thread)
-            raise DualioError(f"cannot start another thread ({len(self._threads)} running): {exc}") \
-                from exc
-        return await done.wait()
+                running = len(self._threads)
+            raise DualioError(f"cannot start another thread ({running} running): {exc}") from exc
 
     async def _run(self, fn: Callable[[], R]) -> R:
         if self.strategy == "thread":
@@ -226,7 +233,7 @@ class EmulatedConnection:
                 else:
                     bridge.callback(result=None)
 
-            self._background().start_soon(self._pump, pump, bridge)
+            await self._start_pump(pump)
         try:
             async for value in self._drain(bridge, timeout):
                 yield value
@@ -235,17 +242,36 @@ class EmulatedConnection:
                 abandon()
             bridge.receive.close()
 
-    async def _pump(self, pump: Callable[[], None], bridge: _StreamBridge) -> None:
-        try:
-            await self._run(pump)
-        except Exception as exc:  # the worker never ran the pump (e.g. executor shut down)
-            if not bridge.finished:
-                bridge.callback(error=exc)
+    async def _start_pump(self, pump: Callable[[], None]) -> None:
+        """Run a stream's pump beside the consumer, holding a worker as a call would."""
+        if self.strategy == "thread":
+            self._start_thread(pump)
+        elif self.loop.backend == "asyncio":
+            assert isinstance(self.loop.loop, asyncio.AbstractEventLoop)
+            try:
+                future = self.loop.loop.run_in_executor(self._executor, pump)
+            except RuntimeError as exc:
+                raise UsageError(f"the executor has been shut down: {exc}") from exc
+            self._pool_pumps.add(future)
+            future.add_done_callback(self._pool_pumps.discard)
+        elif self._executor is not None:
+            try:
+                self._executor_pumps.add(self._executor.submit(pump))
+            except RuntimeError as exc:
+                raise UsageError(f"the executor has been shut down: {exc}") from exc
+        else:
+            limiter = self._limiter or trio_default_limiter()
+            borrower = object()
+            await limiter.acquire_on_behalf_of(borrower)
+            release = functools.partial(limiter.release_on_behalf_of, borrower)
 
-    def _background(self) -> TaskGroup:
-        if self._tasks is None:
-            raise ClosedError("the connection is closed")
-        return self._tasks
+            def pump_then_release() -> None:
+                try:
+                    pump()
+                finally:
+                    self.loop.call_soon_threadsafe(release)
+
+            self._start_thread(pump_then_release)
 
     @staticmethod
     async def _drain(bridge: _StreamBridge, timeout: float | None) -> AsyncIterator[Any]:
@@ -278,9 +304,8 @@ class EmulatedConnection:
         self._closed = True
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(self._close_and_join)
-        if self._tasks is not None:
-            self._tasks.cancel_scope.cancel()
-        await self._stack.aclose()  # the task group's scope must be the innermost one here
+            if self._pool_pumps:
+                await asyncio.gather(*self._pool_pumps, return_exceptions=True)
 
     def _close_and_join(self) -> None:
         self._conn.close()
@@ -288,6 +313,7 @@ class EmulatedConnection:
             threads = list(self._threads)
         for thread in threads:
             thread.join()
+        futures.wait(self._executor_pumps)
         if self._owned_executor is not None:
             self._owned_executor.shutdown(wait=True)
 

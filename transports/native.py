@@ -1,10 +1,13 @@
 """The native async transport, on anyio (so on asyncio and on trio).
 
-One reader task per connection, started in a task group the connection owns:
-it lives exactly as long as the connection (``async with``), so closing leaves
-no task behind. Writes of whole frames are serialised by a lock and shielded
-from cancellation, so a cancelled caller never leaves half a frame on the wire;
-they await the socket's drain (backpressure) under the call's deadline.
+There is no background task: as in the blocking transport, a caller waiting
+for an answer takes the *reader role*, reads what arrives and hands each frame
+to the call it belongs to; when its own answer is in, it passes the role to the
+next waiter. So a connection owns no task that could outlive it, it can be
+closed from any task on its loop, and the two transports share one design.
+Writes of whole frames are serialised by a lock and shielded from cancellation,
+so a cancelled caller never leaves half a frame on the wire; they await the
+socket's drain (backpressure) under the call's deadline.
 
 Cancellation of a waiting call (task cancel, cancel scope, ``wait_for``,
 ``fail_after``) abandons its request id: the server is sent a CANCEL, the late
@@ -16,13 +19,12 @@ from __future__ import annotations
 import math
 import ssl
 import time
+from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
 from typing import TypeVar
 
 import anyio
-from anyio.abc import ByteStream, TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.abc import ByteStream
 
 from transports import methods
 from transports.client_protocol import ClientProtocol, connection_error, decode_error
@@ -39,20 +41,20 @@ from transports.loop_handle import LoopHandle
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
-_ITEM = 0
-_END = 1
 
 
 class _Pending:
-    __slots__ = ("error", "event", "items", "result")
+    __slots__ = ("done", "error", "event", "items", "result")
 
-    def __init__(self, stream: bool = False) -> None:
-        self.event = anyio.Event()
+    def __init__(self) -> None:
+        self.event = anyio.Event()  # set on completion, on a new item, or to pass the reader role
+        self.done = False
         self.result: bytes | None = None
         self.error: DualioError | None = None
-        self.items: tuple[MemoryObjectSendStream[bytes], MemoryObjectReceiveStream[bytes]] | None = (
-            anyio.create_memory_object_stream[bytes](math.inf) if stream else None
-        )
+        self.items: deque[bytes] = deque()
+
+    def wake(self) -> None:
+        self.event.set()
 
 
 class NativeConnection:
@@ -65,8 +67,8 @@ class NativeConnection:
         self._write_lock = anyio.Lock()
         self._failure: DualioError | None = None
         self._closed = False
-        self._stack = AsyncExitStack()
-        self._tasks: TaskGroup | None = None
+        self._reading = False
+        self._waiters: dict[_Pending, None] = {}  # ordered: the next reader is the first
         self.loop = LoopHandle.current()
 
     @classmethod
@@ -105,16 +107,12 @@ class NativeConnection:
         return conn
 
     async def _start(self, deadline: float) -> None:
-        self._tasks = await self._stack.enter_async_context(anyio.create_task_group())
-        self._stack.push_async_callback(self._stream.aclose)
-        self._tasks.start_soon(self._read_loop, name="dualio-native-reader")
         pending = _Pending()
         self._pending[0] = pending
         try:
             await self._write(self._proto.hello(), deadline)
-            with anyio.fail_after(max(deadline - time.monotonic(), 0) if deadline < math.inf else None):
-                await pending.event.wait()
-        except TimeoutError as exc:
+            await self._wait(pending, deadline, want_item=False)
+        except DualioTimeout as exc:
             raise ConnectTimeout("the server did not answer the handshake in time") from exc
         finally:
             self._pending.pop(0, None)
@@ -138,26 +136,23 @@ class NativeConnection:
         return time.perf_counter() - started
 
     async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
-        pending = _Pending(stream=True)
-        assert pending.items is not None
-        items = pending.items[1]
+        pending = _Pending()
         rid = await self._send_request(op.method, op.args, pending, _deadline(timeout))
         try:
             while True:
                 try:
-                    with anyio.fail_after(timeout):
-                        payload = await items.receive()
-                except anyio.EndOfStream:
-                    if pending.error is not None:
-                        raise pending.error from None
-                    return
-                except TimeoutError:
+                    await self._wait(pending, _deadline(timeout), want_item=True)
+                except DualioTimeout:
                     raise DualioTimeout(f"no stream item within {timeout}s") from None
-                yield op.decode_item(payload)
+                while pending.items:
+                    yield op.decode_item(pending.items.popleft())
+                if pending.done:
+                    if pending.error is not None:
+                        raise pending.error
+                    return
         finally:
-            if not pending.event.is_set():
+            if not pending.done:
                 await self._abandon(rid)
-            items.close()
 
     async def _roundtrip(
         self, method: str | None, args: bytes, pending: _Pending, timeout: float | None
@@ -165,12 +160,9 @@ class NativeConnection:
         deadline = _deadline(timeout)
         rid = await self._send_request(method, args, pending, deadline)
         try:
-            with anyio.fail_after(None if deadline == math.inf else max(deadline - time.monotonic(), 0)):
-                await pending.event.wait()
-        except BaseException as exc:
+            await self._wait(pending, deadline, want_item=False)
+        except BaseException:
             await self._abandon(rid)
-            if isinstance(exc, TimeoutError):
-                raise DualioTimeout("the call timed out") from None
             raise
         if pending.error is not None:
             raise pending.error
@@ -229,15 +221,39 @@ class NativeConnection:
 
     # -- reading ------------------------------------------------------------------
 
-    async def _read_loop(self) -> None:
-        failure: DualioError
+    async def _wait(self, pending: _Pending, deadline: float, want_item: bool) -> None:
+        """Return when ``pending`` is done (or has an item); read while nobody else does."""
+        remaining = None if deadline == math.inf else max(deadline - time.monotonic(), 0)
         try:
-            while True:
-                data = await self._stream.receive()
-                error = self._dispatch(self._proto.receive(data))
-                if error is not None:
-                    failure = error
-                    break
+            with anyio.fail_after(remaining):
+                while not (pending.done or (want_item and pending.items)):
+                    if not self._reading:
+                        self._reading = True
+                        try:
+                            await self._read_some()
+                        finally:
+                            self._reading = False
+                        continue
+                    pending.event = anyio.Event()
+                    self._waiters[pending] = None
+                    try:
+                        await pending.event.wait()
+                    finally:
+                        self._waiters.pop(pending, None)
+        except TimeoutError:
+            raise DualioTimeout("the call timed out") from None
+        finally:
+            self._pass_reader_role()
+
+    def _pass_reader_role(self) -> None:
+        if not self._reading and self._waiters:
+            next(iter(self._waiters)).wake()
+
+    async def _read_some(self) -> None:
+        failure: DualioError | None = None
+        try:
+            data = await self._stream.receive()
+            failure = self._dispatch(self._proto.receive(data))
         except anyio.EndOfStream:
             failure = ClosedError("the server closed the connection")
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
@@ -246,7 +262,8 @@ class NativeConnection:
             failure = ClosedError(f"TLS failure: {exc}")
         except ProtocolError as exc:
             failure = exc
-        self._fail(failure)
+        if failure is not None:
+            self._fail(failure)
 
     def _dispatch(self, frames: list[Frame]) -> DualioError | None:
         for frame in frames:
@@ -255,7 +272,7 @@ class NativeConnection:
                 if kind is FrameKind.WELCOME:
                     pending = self._pending.get(0)
                     if pending is not None:
-                        pending.event.set()
+                        _finish(pending)
                     continue
                 if kind is FrameKind.CLOSE:
                     return ClosedError("the server closed the connection")
@@ -264,8 +281,8 @@ class NativeConnection:
             if pending is None:
                 continue
             if kind is FrameKind.STREAM_ITEM:
-                if pending.items is not None:
-                    pending.items[0].send_nowait(frame.payload)
+                pending.items.append(frame.payload)
+                pending.wake()
                 continue
             del self._pending[rid]
             if kind is FrameKind.ERROR:
@@ -294,7 +311,7 @@ class NativeConnection:
         return self._proto.dropped
 
     async def aclose(self) -> None:
-        """Say goodbye, fail waiting calls with ClosedError, end the reader task."""
+        """Say goodbye and fail waiting calls with ClosedError. Any task on the loop may close."""
         if self._closed:
             return
         self._closed = True
@@ -306,15 +323,12 @@ class NativeConnection:
                     except DualioError:
                         pass
             self._fail(ClosedError("the connection was closed"))
-        if self._tasks is not None:
-            self._tasks.cancel_scope.cancel()
-        await self._stack.aclose()  # the task group's scope must be the innermost one here
+            await self._stream.aclose()
 
 
 def _finish(pending: _Pending) -> None:
-    if pending.items is not None:
-        pending.items[0].close()
-    pending.event.set()
+    pending.done = True
+    pending.wake()
 
 
 def _deadline(timeout: float | None) -> float:
