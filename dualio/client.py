@@ -12,6 +12,7 @@ from transports import methods
 from transports.emulated import EmulatedConnection, Strategy
 from transports.errors import ClosedError, UsageError
 from transports.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.loop_handle import LoopHandle
 from transports.methods import ServerStats
 from transports.native import NativeConnection
 from transports.timeouts import UNSET, Unset, check_timeout, pick_timeout
