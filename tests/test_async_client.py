@@ -296,7 +296,7 @@ async def test_malformed_frame_from_server(mode: dict[str, Any]) -> None:
             with anyio.fail_after(5), pytest.raises(ProtocolError):
                 await client.echo(b"x")
             assert client.closed
-            with pytest.raises(ProtocolError):
+            with pytest.raises(ClosedError):
                 await client.echo(b"y")
 
 

@@ -222,14 +222,6 @@ def test_protocol_violation_fails_the_pending_call_promptly(
     assert server.finished.wait(IO_TIMEOUT)  # the client hung up on the bad server
 
 
-_SAME_ERROR_AGAIN = (
-    "after a protocol error a new call re-raises the stored ProtocolError instead of "
-    "ClosedError: BlockingConnection._check_open (transports/blocking.py) raises "
-    "self._failure, the very exception object that already failed the pending call"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=_SAME_ERROR_AGAIN)
 @pytest.mark.parametrize(("behaviour", "expected"), BROKEN.values(), ids=BROKEN.keys())
 def test_calls_after_a_protocol_violation_raise_closed_error(
     bad_server: Callable[..., BadServer], behaviour: Behaviour, expected: type[ProtocolError]
@@ -346,14 +338,6 @@ def test_server_goes_away_before_welcome_fails_promptly(
     assert took < PROMPT
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Client() raises ClosedError, not ConnectError, when the server closes the "
-    "connection before WELCOME: in BlockingConnection._handshake (transports/blocking.py) "
-    "_read_once fails the pending handshake with ClosedError via _fail(), and the final "
-    "`raise pending.error` re-raises it unwrapped; the `except ClosedError` there only "
-    "catches send errors",
-)
 @pytest.mark.parametrize("behaviour", [hang_up, reset], ids=["close", "reset"])
 def test_server_goes_away_before_welcome_is_a_connect_error(
     bad_server: Callable[..., BadServer], behaviour: Behaviour

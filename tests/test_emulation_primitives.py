@@ -468,8 +468,11 @@ async def test_emulate_with_an_executor_runs_at_most_its_workers(anyio_backend: 
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["trio"])
-async def test_emulate_with_a_limiter_on_trio_runs_at_most_its_tokens(anyio_backend: str) -> None:
+@pytest.mark.parametrize(
+    "anyio_backend",
+    ["trio", "asyncio"],
+)
+async def test_emulate_with_a_limiter_runs_at_most_its_tokens(anyio_backend: str) -> None:
     fn, peak = _concurrency_probe()
     limiter = anyio.CapacityLimiter(2)
     elapsed = await _six_at_once(emulate_async(fn, limiter=limiter))
@@ -520,6 +523,31 @@ async def test_cancelling_the_await_with_an_executor_returns_promptly(anyio_back
         assert recorder.calls == []
     finally:
         recorder.restore()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "anyio_backend",
+    ["asyncio", "trio"],
+)
+async def test_cancelling_the_await_on_the_default_workers_returns_promptly(anyio_backend: str) -> None:
+    finished = threading.Event()
+
+    def slow() -> int:
+        time.sleep(1.0)
+        finished.set()
+        return 1
+
+    try:
+        started = time.perf_counter()
+        with anyio.move_on_after(0.05) as scope:
+            await emulate_async(slow)()
+        elapsed = time.perf_counter() - started
+        assert scope.cancelled_caught
+        assert elapsed < 0.5, elapsed
+    finally:
+        # do not leave the worker busy for the next test
+        await anyio.to_thread.run_sync(finished.wait, 5)
 
 
 def test_default_workers() -> None:
@@ -686,3 +714,47 @@ def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProces
     assert c.closed
     with pytest.raises(ClosedError):
         c.submit(methods.echo(b"late", 0.0), EventedCallback())
+
+
+def test_submit_stream_keeps_order_while_blocking_calls_share_the_connection(
+    conn: BlockingConnection,
+) -> None:
+    stop = threading.Event()
+    caller_errors: list[BaseException] = []
+
+    def caller() -> None:
+        try:
+            while not stop.is_set():
+                conn.call(methods.echo(b"y", 0.0), timeout=10)
+        except BaseException as exc:
+            caller_errors.append(exc)
+
+    callers = [threading.Thread(target=caller, daemon=True) for _ in range(3)]
+    for t in callers:
+        t.start()
+    try:
+        budget = time.monotonic() + 8
+        count = 300
+        expected = [methods.word_at(i) for i in range(count)]
+        while time.monotonic() < budget:
+            events: list[object] = []
+            done: EventedCallback[Any] = EventedCallback()
+
+            def on_item(item: str, events: list[object] = events) -> None:
+                time.sleep(0.0005)
+                events.append(item)
+
+            def on_done(events: list[object] = events, done: EventedCallback[Any] = done,
+                        **kwargs: Any) -> None:
+                events.append(None)
+                done(**kwargs)
+
+            conn.submit_stream(methods.words(count, 0.0), on_item, on_done)
+            done.wait(10)
+            time.sleep(0.05)  # let any straggling on_item land
+            assert events == [*expected, None]
+    finally:
+        stop.set()
+        for t in callers:
+            t.join(10)
+    assert caller_errors == []

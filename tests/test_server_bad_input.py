@@ -322,14 +322,6 @@ def test_request_without_a_method_name(any_server: ServerProcess, good: Client) 
     assert_survived(any_server, good)
 
 
-_NO_LOG_FOR_REQUEST_ERRORS = (
-    "the server logs nothing for a request-level error: async_model._Connection._start and "
-    "threaded_model._Handler._serve only count it (counters.error()) and answer ERROR, so an "
-    "operator sees `errors` grow in stats() with no line saying which peer or why"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=_NO_LOG_FOR_REQUEST_ERRORS)
 @pytest.mark.parametrize(
     ("payload", "code"),
     [(methods.encode_request("no_such_method", b""), ErrorCode.UNKNOWN_METHOD),
@@ -410,12 +402,6 @@ def test_truncated_frame_then_client_closes(any_server: ServerProcess, good: Cli
     assert_survived(any_server, good)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a connection that ends in the middle of a frame is dropped silently: "
-    "async_model._Connection.connection_lost and threaded_model._Handler.handle (recv -> b'') "
-    "never look at FrameDecoder.buffered, so no line is logged for the lost half-frame",
-)
 def test_truncated_frame_is_logged_once(any_server: ServerProcess, good: Client) -> None:
     mark = len(any_server.log)
     sock, peer = connect(any_server)

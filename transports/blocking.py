@@ -183,6 +183,9 @@ class BlockingConnection:
         finally:
             with self._cond:
                 self._pending.pop(0, None)
+        if isinstance(pending.error, ClosedError):
+            raise ConnectError(f"the server closed the connection during the handshake: "
+                               f"{pending.error}") from pending.error
         if pending.error is not None:
             raise pending.error
 
@@ -335,7 +338,7 @@ class BlockingConnection:
 
     def _check_open(self) -> None:
         if self._failure is not None:
-            raise self._failure
+            raise ClosedError(f"the connection is closed: {self._failure}") from self._failure
         if self._closed:
             raise ClosedError("the connection is closed")
 
@@ -373,17 +376,23 @@ class BlockingConnection:
             failure = ClosedError(f"the connection broke: {exc}")
         callbacks: list[Callable[[], None]] = []
         with self._cond:
-            self._reading = False
             if frames:
                 failure = self._dispatch(frames, callbacks) or failure
             if failure is not None:
                 self._fail(failure, callbacks)
+            if not callbacks:
+                self._reading = False
             self._cond.notify_all()
-        for run in callbacks:
-            try:
-                run()
-            except Exception:
-                log.exception("a completion callback raised")
+        if callbacks:
+            # Still holding the reader role, so callbacks run one at a time, in frame order.
+            for run in callbacks:
+                try:
+                    run()
+                except Exception:
+                    log.exception("a completion callback raised")
+            with self._cond:
+                self._reading = False
+                self._cond.notify_all()
         return failure is None
 
     def _dispatch(self, frames: list[Frame], callbacks: list[Callable[[], None]]) -> DualioError | None:

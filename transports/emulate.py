@@ -1,7 +1,8 @@
 """``emulate_async``: a blocking callable turned into an awaitable one.
 
 On asyncio the call runs through ``loop.run_in_executor`` on the executor you
-give (default: the loop's default executor, ``min(32, cpu + 4)`` workers). On
+give (default: the loop's default executor, ``min(32, cpu + 4)`` workers), and
+also under ``limiter`` if you give one. On
 trio it runs through ``anyio.to_thread.run_sync`` under a ``CapacityLimiter``
 (default: the same ``min(32, cpu + 4)`` tokens), or on your executor if you give
 one. Either way at most W calls run at once: that bound is the cost the lab
@@ -60,9 +61,14 @@ async def run_blocking(
     try:
         if loop.backend == "asyncio":
             assert isinstance(loop.loop, asyncio.AbstractEventLoop)
-            return await loop.loop.run_in_executor(executor, call)
+            if limiter is None:
+                return await loop.loop.run_in_executor(executor, call)
+            async with limiter:
+                return await loop.loop.run_in_executor(executor, call)
         if executor is None:
-            return await anyio.to_thread.run_sync(call, limiter=limiter or trio_default_limiter())
+            return await anyio.to_thread.run_sync(
+                call, limiter=limiter or trio_default_limiter(), abandon_on_cancel=True
+            )
         done: AwaitableCallback[R] = AwaitableCallback()
         future = executor.submit(call)
         future.add_done_callback(functools.partial(_complete_from_future, done))

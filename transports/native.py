@@ -67,6 +67,9 @@ class NativeConnection:
         self._write_lock = anyio.Lock()
         self._failure: DualioError | None = None
         self._closed = False
+        self._outbox: list[bytes] = []
+        self._queued = 0  # frames ever queued ...
+        self._sent = 0  # ... and how many of them are on the wire
         self._reading = False
         self._waiters: dict[_Pending, None] = {}  # ordered: the next reader is the first
         self.loop = LoopHandle.current()
@@ -180,7 +183,10 @@ class NativeConnection:
             await self._write(data, deadline)
         except BaseException:
             self._pending.pop(rid, None)
-            self._proto.release(rid)
+            if self._failure is not None:
+                self._proto.release(rid)
+            else:  # the frame may still go out with a later batch: abandon, never reuse
+                self._queue(self._proto.abandon(rid))
             raise
         return rid
 
@@ -194,25 +200,46 @@ class NativeConnection:
 
     def _check_usable(self) -> None:
         if self._failure is not None:
-            raise self._failure
+            raise ClosedError(f"the connection is closed: {self._failure}") from self._failure
         if self._closed:
             raise ClosedError("the connection is closed")
 
+    def _queue(self, data: bytes) -> int:
+        if data:
+            self._outbox.append(data)
+            self._queued += 1
+        return self._queued
+
     async def _write(self, data: bytes, deadline: float) -> None:
-        """Write one whole frame, or fail the connection: never half a frame."""
-        remaining = None if deadline == math.inf else deadline - time.monotonic()
-        with anyio.move_on_after(remaining) as waiting:
-            await self._write_lock.acquire()
-        if waiting.cancelled_caught:
-            raise DualioTimeout("timed out waiting to write the request")
+        """Put one whole frame on the wire, or fail the connection: never half a frame.
+
+        Frames queued by callers that wait for the lock meanwhile go out together
+        with the next send (one system call for many requests).
+        """
+        ticket = self._queue(data)
         try:
-            with anyio.CancelScope(shield=True):
-                remaining = None if deadline == math.inf else deadline - time.monotonic()
-                with anyio.move_on_after(remaining) as writing:
-                    await self._stream.send(data)
+            self._write_lock.acquire_nowait()
+        except anyio.WouldBlock:
+            remaining = None if deadline == math.inf else deadline - time.monotonic()
+            with anyio.move_on_after(remaining) as waiting:
+                await self._write_lock.acquire()
+            if waiting.cancelled_caught:
+                raise DualioTimeout("timed out waiting to write the request") from None
+        try:
+            if self._sent >= ticket:
+                return
+            self._check_usable()
+            batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
+            self._outbox.clear()
+            upto = self._queued
+            with anyio.CancelScope(shield=True) as writing:
+                if deadline != math.inf:
+                    writing.deadline = anyio.current_time() + max(deadline - time.monotonic(), 0)
+                await self._stream.send(batch)
             if writing.cancelled_caught:
                 self._fail(DualioTimeout("timed out in the middle of writing a frame"))
                 raise DualioTimeout("timed out writing the request")
+            self._sent = upto
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             self._fail(ClosedError(f"the connection broke: {exc}"))
             raise self._failure or ClosedError("the connection broke") from exc

@@ -51,6 +51,11 @@ class ServerProtocol:
         self._output = bytearray()
         self.open_ids: set[int] = set()
 
+    @property
+    def buffered(self) -> int:
+        """Bytes of an incomplete frame received so far."""
+        return self._decoder.buffered
+
     def take_output(self) -> bytes:
         out = bytes(self._output)
         self._output.clear()

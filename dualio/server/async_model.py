@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import socket
 import ssl
@@ -37,7 +38,7 @@ class _Connection(asyncio.Protocol):
         self._on_lost = on_lost
         self._counters = config.counters
         self._proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size)
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._tasks: dict[int, asyncio.Task[bool]] = {}
         self._transport: asyncio.Transport | None = None
         self._peer = "?"
         self._handshake_timer: asyncio.TimerHandle | None = None
@@ -96,12 +97,10 @@ class _Connection(asyncio.Protocol):
         try:
             job = plan(request.method, request.args, self._counters, self._config.max_frame_size)
         except UnknownMethod as exc:
-            self._counters.error()
-            self._write(self._proto.fail(rid, ErrorCode.UNKNOWN_METHOD, str(exc)))
+            self._refuse(rid, ErrorCode.UNKNOWN_METHOD, str(exc))
             return
         except methods.BadArguments as exc:
-            self._counters.error()
-            self._write(self._proto.fail(rid, ErrorCode.BAD_ARGUMENTS, str(exc)))
+            self._refuse(rid, ErrorCode.BAD_ARGUMENTS, str(exc))
             return
         self._counters.request_started()
         if isinstance(job, Reply) and job.delay == 0:
@@ -109,36 +108,40 @@ class _Connection(asyncio.Protocol):
             self._counters.request_finished(ok=True)
             return
         coro = self._reply_later(rid, job) if isinstance(job, Reply) else self._stream(rid, job)
-        self._tasks[rid] = asyncio.get_running_loop().create_task(coro)
+        task = asyncio.get_running_loop().create_task(coro)
+        task.add_done_callback(functools.partial(self._finished, rid))
+        self._tasks[rid] = task
 
-    async def _reply_later(self, rid: int, reply: Reply) -> None:
-        ok = False
-        try:
-            await asyncio.sleep(reply.delay)
-            self._write(self._proto.respond(rid, reply.payload))
-            ok = True
-        except asyncio.CancelledError:
-            self._write(self._proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
-        finally:
-            self._tasks.pop(rid, None)
-            self._counters.request_finished(ok)
+    def _refuse(self, rid: int, code: ErrorCode, message: str) -> None:
+        self._counters.error()
+        log.warning("%s: request %d refused: %s: %s", self._peer, rid, code.name, message)
+        self._write(self._proto.fail(rid, code, message))
 
-    async def _stream(self, rid: int, stream: WordStream) -> None:
-        ok = False
-        try:
-            for index in range(stream.count):
-                if index and stream.wait:
-                    await asyncio.sleep(stream.wait)
-                self._write(self._proto.stream_item(rid, stream.item(index)))
-                if self._transport is None or self._transport.is_closing():
-                    return
-            self._write(self._proto.stream_end(rid))
-            ok = True
-        except asyncio.CancelledError:
+    def _finished(self, rid: int, task: asyncio.Task[bool]) -> None:
+        """Every started request ends here, even one cancelled before its task ran."""
+        self._tasks.pop(rid, None)
+        cancelled = task.cancelled()
+        if not cancelled and task.exception() is not None:
+            log.error("%s: request %d failed", self._peer, rid, exc_info=task.exception())
+            self._write(self._proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
+        elif cancelled and rid in self._proto.open_ids:
             self._write(self._proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
-        finally:
-            self._tasks.pop(rid, None)
-            self._counters.request_finished(ok)
+        self._counters.request_finished(ok=not cancelled and task.exception() is None and task.result())
+
+    async def _reply_later(self, rid: int, reply: Reply) -> bool:
+        await asyncio.sleep(reply.delay)
+        self._write(self._proto.respond(rid, reply.payload))
+        return True
+
+    async def _stream(self, rid: int, stream: WordStream) -> bool:
+        for index in range(stream.count):
+            if index and stream.wait:
+                await asyncio.sleep(stream.wait)
+            if self._transport is None or self._transport.is_closing():
+                return False
+            self._write(self._proto.stream_item(rid, stream.item(index)))
+        self._write(self._proto.stream_end(rid))
+        return True
 
     def pause_writing(self) -> None:
         if self._transport is not None:
@@ -154,6 +157,9 @@ class _Connection(asyncio.Protocol):
         if self._tasks:
             log.warning("%s: connection lost with %d requests in flight", self._peer,
                         len(self._tasks))
+        elif self._proto.buffered and not self._proto.closing:
+            log.warning("%s: connection ended in the middle of a frame (%d bytes)", self._peer,
+                        self._proto.buffered)
         for task in list(self._tasks.values()):
             task.cancel()
         self._transport = None

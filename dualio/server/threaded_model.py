@@ -22,12 +22,13 @@ log = logging.getLogger("dualio.server")
 
 class _Handler(socketserver.BaseRequestHandler):
     server: _TCPServer
+    peer = "?"
 
     def handle(self) -> None:
         config = self.server.config
         counters = config.counters
         sock: socket.socket = self.request
-        peer = "{}:{}".format(*self.client_address[:2])
+        peer = self.peer = "{}:{}".format(*self.client_address[:2])
         proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.settimeout(config.handshake_timeout)
@@ -39,6 +40,9 @@ class _Handler(socketserver.BaseRequestHandler):
             while not proto.closing:
                 data = sock.recv(65536)
                 if not data:
+                    if proto.buffered:
+                        log.warning("%s: connection ended in the middle of a frame (%d bytes)",
+                                    peer, proto.buffered)
                     break
                 events = proto.receive(data)
                 sock.sendall(proto.take_output())
@@ -66,13 +70,11 @@ class _Handler(socketserver.BaseRequestHandler):
         rid = request.id
         try:
             job = plan(request.method, request.args, counters, self.server.config.max_frame_size)
-        except UnknownMethod as exc:
+        except (UnknownMethod, methods.BadArguments) as exc:
+            code = ErrorCode.UNKNOWN_METHOD if isinstance(exc, UnknownMethod) else ErrorCode.BAD_ARGUMENTS
             counters.error()
-            sock.sendall(proto.fail(rid, ErrorCode.UNKNOWN_METHOD, str(exc)))
-            return
-        except methods.BadArguments as exc:
-            counters.error()
-            sock.sendall(proto.fail(rid, ErrorCode.BAD_ARGUMENTS, str(exc)))
+            log.warning("%s: request %d refused: %s: %s", self.peer, rid, code.name, exc)
+            sock.sendall(proto.fail(rid, code, str(exc)))
             return
         counters.request_started()
         ok = False
