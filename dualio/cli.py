@@ -1,4 +1,4 @@
-"""The ``dualio`` command: ``serve`` runs the reference server, ``demo`` shows a first contact."""
+"""The ``dualio`` command: ``bench`` runs the lab, ``serve`` the server, ``demo`` a first contact."""
 
 from __future__ import annotations
 
@@ -23,6 +23,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--handshake-timeout", type=float, default=10.0)
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key (if not in --tls-cert)")
+
+    bench = commands.add_parser("bench", help="run the lab: executor pools vs coroutines")
+    from dualio.lab.bench import add_arguments
+
+    add_arguments(bench)
 
     demo = commands.add_parser("demo", help="start an embedded server and run a short sync demo")
     demo.add_argument("--model", choices=("async", "threaded"), default="async")
@@ -61,6 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"dualio serve: {exc}", file=sys.stderr)
             return 2
         return serve(config, args.model)
+    if args.command == "bench":
+        from dualio.lab.bench import run
+
+        return run(args)
     from dualio.demo import run_demo
 
     return run_demo(args.model)

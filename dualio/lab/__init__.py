@@ -1,0 +1,1 @@
+"""The lab behind ``dualio bench``: what each way of being sync and async costs."""

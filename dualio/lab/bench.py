@@ -1,0 +1,197 @@
+"""``dualio bench``: run the lab's scenarios against the reference server."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import platform
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+from dualio.lab import report
+from dualio.lab.goals import evaluate, print_goals
+from dualio.lab.modes import Mode, all_modes
+from dualio.lab.results import Cell, check_server, fill
+from dualio.lab.sampler import PeakSampler
+from dualio.lab.scenarios import SCENARIOS, Job, Plan, fanout, native_model, overhead, throughput
+from dualio.lab.server_process import ServerProcess, ServerProcessError
+from dualio_sync import Client, DualioError
+from transports.methods import ServerStats
+
+_BUILDERS: dict[str, Callable[[Plan, list[Mode]], Iterator[Job]]] = {
+    "throughput": throughput,
+    "overhead": overhead,
+    "fanout": fanout,
+}
+
+
+class BenchError(Exception):
+    """A one-line reason the bench cannot run."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scenario", default="all",
+                        help=f"comma-separated: {', '.join(SCENARIOS)}, or all")
+    parser.add_argument("--modes", default="all", help="comma-separated mode names, or all")
+    parser.add_argument("--quick", action="store_true", help="a run of about a minute")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="also measure an emulated pool of W workers")
+    parser.add_argument("--ns", default=None, help="fan-out sizes, e.g. 10,100,1000")
+    parser.add_argument("--delay", type=float, default=None, help="fan-out server delay Y, s")
+    parser.add_argument("--host", default=None, help="use a running server instead of starting one")
+    parser.add_argument("--port", type=int, default=7878)
+    parser.add_argument("--out", default="results", help="folder for the results")
+
+
+def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan]:
+    scenarios = list(SCENARIOS) if args.scenario == "all" else args.scenario.split(",")
+    unknown = [s for s in scenarios if s not in SCENARIOS]
+    if unknown:
+        raise BenchError(f"unknown scenario {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
+    if args.workers is not None and args.workers < 1:
+        raise BenchError("--workers must be >= 1")
+    modes = all_modes(args.workers)
+    if args.modes != "all":
+        names = args.modes.split(",")
+        known = {m.name for m in modes}
+        bad = [n for n in names if n not in known]
+        if bad:
+            raise BenchError(f"unknown mode {', '.join(bad)}; choose from {', '.join(sorted(known))}")
+        modes = [m for m in modes if m.name in names]
+    plan = Plan.quick() if args.quick else Plan.full()
+    if args.ns is not None:
+        try:
+            ns = tuple(int(n) for n in args.ns.split(","))
+        except ValueError:
+            raise BenchError(f"--ns must be comma-separated integers, not {args.ns!r}") from None
+        if any(n <= 0 for n in ns):
+            raise BenchError("every N in --ns must be > 0")
+        plan = dataclasses.replace(plan, fanout_ns=ns)
+    if args.delay is not None:
+        if not 0 <= args.delay <= 60:
+            raise BenchError("--delay must be in 0..60 seconds")
+        plan = dataclasses.replace(plan, fanout_delay=args.delay)
+    return scenarios, modes, plan
+
+
+def _stats(client: Client) -> ServerStats:
+    return client.stats(timeout=10)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        scenarios, modes, plan = _choose(args)
+    except BenchError as exc:
+        print(f"dualio bench: {exc}", file=sys.stderr)
+        return 2
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) / f"bench-{stamp}"
+    out.mkdir(parents=True, exist_ok=True)
+    cells: list[Cell] = []
+    meta = {
+        "command": " ".join(["dualio bench", *sys.argv[2:]]) if len(sys.argv) > 1 else "dualio bench",
+        "python": platform.python_version(), "machine": platform.machine(),
+        "cpus": __import__("os").cpu_count(), "quick": args.quick, "scenarios": scenarios,
+    }
+    with ExitStack() as stack:
+        try:
+            if args.host is None:
+                server = stack.enter_context(ServerProcess())
+                host, port = server.host, server.port
+            else:
+                server, host, port = None, args.host, args.port
+            stats_client = stack.enter_context(Client(host, port, timeout=10, connect_timeout=5))
+        except (ServerProcessError, DualioError) as exc:
+            print(f"dualio bench: cannot reach the server: {exc}", file=sys.stderr)
+            return 2
+        meta["server"] = f"{host}:{port}"
+        cells = _run_jobs(scenarios, modes, plan, host, port, stats_client, server)
+    goals = evaluate(cells)
+    report.print_tables(cells, [s for s in ("throughput", "overhead", "fanout") if s in scenarios])
+    print_goals(goals)
+    chart_note = report.fanout_chart(out / "fanout.png", cells) if "fanout" in scenarios else ""
+    meta["goals"] = [goal.__dict__ for goal in goals]
+    report.write_json(out / "results.json", cells, meta)
+    if chart_note:
+        print(chart_note)
+    lost = [c for c in cells if c.lost]
+    print(f"\nresults written to {out}/ (results.json" + (", fanout.png)" if "fanout" in scenarios
+                                                          and not chart_note else ")"))
+    if lost:
+        print(f"\n!!! {len(lost)} measurements LOST OR MISROUTED CALLS — see the red rows:",
+              file=sys.stderr)
+        for cell in lost:
+            print(f"!!!   {cell.scenario} {cell.case} {cell.mode}: errors={cell.errors} "
+                  f"wrong={cell.wrong} {cell.note}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _progress(total: int) -> tuple[Callable[[str], None], Callable[[], None]]:
+    try:
+        from rich.progress import Progress
+    except ImportError:
+        count = [0]
+
+        def step_plain(label: str) -> None:
+            count[0] += 1
+            print(f"[{count[0]}/{total}] {label}", file=sys.stderr, flush=True)
+
+        return step_plain, lambda: None
+    progress = Progress(transient=True)
+    progress.start()
+    task = progress.add_task("lab", total=total)
+
+    def step(label: str) -> None:
+        progress.update(task, description=label[:60])
+        progress.advance(task)
+
+    return step, progress.stop
+
+
+def _run_jobs(
+    scenarios: Sequence[str], modes: list[Mode], plan: Plan, host: str, port: int,
+    stats_client: Client, server: ServerProcess | None,
+) -> list[Cell]:
+    jobs = [job for name in ("throughput", "overhead", "fanout") if name in scenarios
+            for job in _BUILDERS[name](plan, modes)]
+    cells: list[Cell] = []
+    step, done = _progress(len(jobs))
+    per_call: dict[str, float] = {}
+    try:
+        for job in jobs:
+            cell, mode = job.cell, job.mode
+            step(f"{cell.scenario} {cell.case} {mode.name}")
+            cells.append(cell)
+            if cell.skipped:
+                continue
+            missing = mode.missing()
+            if missing:
+                cell.skipped, cell.note = True, f"skipped: {missing}"
+                continue
+            if server is not None and not server.alive:
+                cell.errors, cell.note = job.work.total, "the server process died"
+                continue
+            if cell.scenario == "fanout" and mode.name in per_call and not cell.model_s:
+                cell.model_s = native_model(cell.total, cell.delay, per_call[mode.name])
+            try:
+                before = _stats(stats_client)
+                with PeakSampler() as peak:
+                    outcome = mode.run(host, port, job.work)
+                fill(cell, outcome, peak.threads, peak.rss)
+                check_server(cell, before, _stats(stats_client), mode, job.work)
+            except Exception as exc:  # one failed cell must not lose the others
+                cell.errors = max(cell.errors, 1)
+                cell.note = f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, DualioError) and stats_client.closed:
+                    break
+            if cell.scenario == "throughput" and cell.case.startswith("concurrent") and cell.ops_per_s:
+                per_call[mode.name] = 1 / cell.ops_per_s
+    finally:
+        done()
+    return cells
+
+

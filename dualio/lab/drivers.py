@@ -1,0 +1,144 @@
+"""Run K calls with at most C in flight, and record what happened to each.
+
+Every call is ``echo(unique payload, delay=Y)``, so each answer is checked
+against the payload that was sent: a misrouted or corrupted answer is counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import anyio
+
+
+@dataclass(frozen=True)
+class Workload:
+    total: int  # K calls
+    inflight: int  # at most C at once
+    delay: float  # Y seconds spent on the server per call
+    timeout: float = 120.0
+
+
+@dataclass
+class Outcome:
+    wall: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    wrong: int = 0
+    first_error: str = ""
+
+    def failed(self, exc: BaseException) -> None:
+        self.errors += 1
+        if not self.first_error:
+            self.first_error = f"{type(exc).__name__}: {exc}"
+
+
+def payload(index: int) -> bytes:
+    return b"call-%010d" % index
+
+
+AsyncCall = Callable[[bytes, float], Awaitable[bytes]]
+SyncCall = Callable[[bytes, float], bytes]
+
+
+async def drive_async(call: AsyncCall, work: Workload) -> Outcome:
+    """C tasks share the K calls; wall time from the first call to the last answer."""
+    outcome = Outcome()
+    indexes = iter(range(work.total))
+
+    async def worker() -> None:
+        for index in indexes:
+            sent = payload(index)
+            started = time.perf_counter()
+            try:
+                answer = await call(sent, work.delay)
+            except Exception as exc:
+                outcome.failed(exc)
+                continue
+            outcome.latencies.append(time.perf_counter() - started)
+            if answer != sent:
+                outcome.wrong += 1
+
+    started = time.perf_counter()
+    with anyio.fail_after(work.timeout):
+        async with anyio.create_task_group() as tasks:
+            for _ in range(min(work.inflight, work.total)):
+                tasks.start_soon(worker)
+    outcome.wall = time.perf_counter() - started
+    return outcome
+
+
+def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], work: Workload) -> Outcome:
+    """C threads, each with its own connection (``make_call`` returns call and close).
+
+    Connections are made before the clock starts; a barrier releases all threads at once.
+    Running into a thread or file limit is recorded as errors, never a crash.
+    """
+    outcome = Outcome()
+    lock = threading.Lock()
+    indexes = iter(range(work.total))
+    count = min(work.inflight, work.total)
+    ready = threading.Barrier(count + 1)
+    latencies: list[list[float]] = []
+
+    def worker() -> None:
+        mine: list[float] = []
+        try:
+            call, close = make_call()
+        except Exception as exc:
+            with lock:
+                outcome.failed(exc)
+            ready.abort()
+            return
+        try:
+            ready.wait()
+            for index in indexes:
+                sent = payload(index)
+                started = time.perf_counter()
+                try:
+                    answer = call(sent, work.delay)
+                except Exception as exc:
+                    with lock:
+                        outcome.failed(exc)
+                    continue
+                mine.append(time.perf_counter() - started)
+                if answer != sent:
+                    with lock:
+                        outcome.wrong += 1
+        except threading.BrokenBarrierError:
+            pass
+        finally:
+            close()
+            with lock:
+                latencies.append(mine)
+
+    threads: list[threading.Thread] = []
+    try:
+        for _ in range(count):
+            thread = threading.Thread(target=worker, daemon=True)
+            thread.start()
+            threads.append(thread)
+    except RuntimeError as exc:  # can't start new thread
+        outcome.failed(RuntimeError(f"thread limit reached after {len(threads)} threads: {exc}"))
+        ready.abort()
+    started = time.perf_counter()
+    try:
+        ready.wait(timeout=max(60.0, count / 100))
+    except threading.BrokenBarrierError:
+        pass
+    started = time.perf_counter()
+    deadline = started + work.timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.perf_counter()))
+    outcome.wall = time.perf_counter() - started
+    if any(thread.is_alive() for thread in threads):
+        outcome.failed(TimeoutError(f"threads still running after {work.timeout}s"))
+    for mine in latencies:
+        outcome.latencies.extend(mine)
+    missing = work.total - len(outcome.latencies) - outcome.errors
+    if missing > 0 and not outcome.errors:
+        outcome.failed(RuntimeError(f"{missing} calls never ran"))
+    return outcome
