@@ -15,9 +15,18 @@ from transports.frames import DEFAULT_MAX_FRAME_SIZE
 from transports.loop_handle import LoopHandle
 from transports.methods import ServerStats
 from transports.native import NativeConnection
+from transports.native_asyncio import AsyncioConnection
 from transports.timeouts import UNSET, Unset, check_timeout, pick_timeout
 
 T = TypeVar("T")
+ASYNCIO_FAST_PATH = True
+"""On asyncio (and uvloop) the native transport is the asyncio.Protocol fast path;
+set False to run the anyio transport there too (the tests run both)."""
+
+
+def _native_transport(backend: str) -> type[NativeConnection] | type[AsyncioConnection]:
+    return AsyncioConnection if backend == "asyncio" and ASYNCIO_FAST_PATH else NativeConnection
+
 TransportName = Literal["native", "emulated"]
 _TRANSPORTS = ("native", "emulated")
 
@@ -75,7 +84,7 @@ class AsyncClient:
         self._max_frame_size = max_frame_size
         self._max_workers = max_workers
         self._executor = executor
-        self._conn: NativeConnection | EmulatedConnection | None = None
+        self._conn: NativeConnection | AsyncioConnection | EmulatedConnection | None = None
         self._opened = False
 
     # -- service methods ------------------------------------------------------
@@ -132,7 +141,8 @@ class AsyncClient:
             "max_frame_size": self._max_frame_size,
         }
         if self.transport == "native":
-            self._conn = await NativeConnection.connect(self.host, self.port, **common)  # type: ignore[arg-type]
+            native = _native_transport(LoopHandle.current().backend)
+            self._conn = await native.connect(self.host, self.port, **common)  # type: ignore[arg-type]
         else:
             self._conn = await EmulatedConnection.connect(
                 self.host, self.port, strategy=self.emulation, max_workers=self._max_workers,
@@ -164,7 +174,7 @@ class AsyncClient:
         kind = self.transport if self.transport == "native" else f"emulated/{self.emulation}"
         return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
 
-    def _connection(self) -> NativeConnection | EmulatedConnection:
+    def _connection(self) -> NativeConnection | AsyncioConnection | EmulatedConnection:
         conn = self._conn
         if conn is None:
             if not self._opened:

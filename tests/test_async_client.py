@@ -16,6 +16,7 @@ import anyio
 import pytest
 import trustme
 
+import dualio.client
 from dualio import (
     AsyncClient,
     ClosedError,
@@ -33,6 +34,7 @@ pytestmark = pytest.mark.anyio
 
 MODES: dict[str, dict[str, Any]] = {
     "native": {"transport": "native"},
+    "native-anyio": {"transport": "native"},  # on asyncio: the anyio transport, not the fast path
     "pool": {"transport": "emulated", "emulation": "pool"},
     "thread": {"transport": "emulated", "emulation": "thread"},
     "callback": {"transport": "emulated", "emulation": "callback"},
@@ -45,7 +47,13 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(params=list(MODES))
-def mode(request: pytest.FixtureRequest) -> dict[str, Any]:
+def mode(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+) -> dict[str, Any]:
+    if request.param == "native-anyio":
+        if anyio_backend != "asyncio":
+            pytest.skip("on trio the native transport is the anyio one already")
+        monkeypatch.setattr(dualio.client, "ASYNCIO_FAST_PATH", False)
     return MODES[request.param]
 
 

@@ -17,12 +17,14 @@ from transports.errors import (
     AuthenticationError,
     ConnectError,
     ErrorCode,
+    FrameTooLarge,
     ProtocolError,
     RemoteError,
 )
 from transports.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     MAX_REQUEST_ID,
+    MIN_FRAME_LENGTH,
     PROTOCOL_VERSION,
     Frame,
     FrameDecoder,
@@ -96,8 +98,11 @@ class ClientProtocol:
     def request(self, method: str, args: bytes) -> tuple[int, bytes]:
         """A new request id and the bytes of its REQUEST frame."""
         payload = methods.encode_request(method, args)
-        frame_args = (FrameKind.REQUEST, 0, payload, self.server_max_frame_size)
-        encode_frame(*frame_args)  # size check before an id is taken
+        if MIN_FRAME_LENGTH + len(payload) > self.server_max_frame_size:
+            raise FrameTooLarge(
+                f"a request of {MIN_FRAME_LENGTH + len(payload)} bytes exceeds the server's "
+                f"maximum frame size of {self.server_max_frame_size}"
+            )
         rid = self._new_id()
         return rid, encode_frame(FrameKind.REQUEST, rid, payload, self.server_max_frame_size)
 

@@ -8,8 +8,8 @@ Every frame is ``length:u32 | kind:u8 | id:u32 | payload``, big-endian, where
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from transports.errors import FrameTooLarge, ProtocolError
 
@@ -39,8 +39,7 @@ class FrameKind(IntEnum):
 _KINDS = {kind.value: kind for kind in FrameKind}
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     kind: FrameKind
     id: int
     payload: bytes = b""

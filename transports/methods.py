@@ -11,7 +11,7 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from transports.blob import blob_bytes
 from transports.errors import ProtocolError
@@ -28,8 +28,7 @@ class BadArguments(ValueError):
     """A request's arguments do not parse (server side)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Call(Generic[T]):
+class Call(NamedTuple, Generic[T]):
     """One request/response call: what to send and how to read the answer."""
 
     method: str
@@ -37,8 +36,7 @@ class Call(Generic[T]):
     decode: Callable[[bytes], T]
 
 
-@dataclass(frozen=True, slots=True)
-class StreamCall(Generic[T]):
+class StreamCall(NamedTuple, Generic[T]):
     """A call answered by stream items then a stream end."""
 
     method: str
@@ -90,7 +88,9 @@ def decode_request(payload: bytes) -> tuple[str, bytes]:
 # -- argument checks shared by both sides -----------------------------------
 
 def check_seconds(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if value.__class__ is float and 0 <= value < math.inf:
+        return value  # the common case, checked first
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
@@ -123,9 +123,11 @@ def _text(payload: bytes) -> str:
 # -- client side: build calls -----------------------------------------------
 
 def echo(data: bytes, delay: float) -> Call[bytes]:
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
-    return Call("echo", F64.pack(check_seconds("delay", delay)) + bytes(data), _identity)
+    if data.__class__ is not bytes:
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
+        data = bytes(data)
+    return Call("echo", F64.pack(check_seconds("delay", delay)) + data, _identity)
 
 
 def upper(text: str, delay: float) -> Call[str]:
