@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench demo test lint typecheck pytest clean
+.PHONY: bench bench-full demo test clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,18 +13,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 bench: $(STAMP)
+	$(BIN)/dualio bench --quick
+
+bench-full: $(STAMP)
+	$(BIN)/dualio bench --workers 50
+
+demo: $(STAMP)
 	$(BIN)/dualio demo
-
-demo: bench
-
-lint: $(STAMP)
-	$(BIN)/ruff check dualio dualio_sync transports tests examples
-
-typecheck: $(STAMP)
-	$(BIN)/mypy --strict dualio dualio_sync transports
-
-pytest: $(STAMP)
-	$(BIN)/python -m pytest
 
 test: $(STAMP)
 	$(BIN)/ruff check dualio dualio_sync transports tests examples

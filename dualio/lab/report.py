@@ -45,6 +45,8 @@ def print_tables(cells: Sequence[Cell], scenarios: Sequence[str]) -> None:
                 print(" | ".join(row))
         return
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=220)
     for scenario in scenarios:
         chosen = [c for c in cells if c.scenario == scenario]
         if not chosen:

@@ -1,0 +1,70 @@
+"""Performance gate: fail on a sudden, severe regression.
+
+Judged only by ratios and models measured in this same run (never absolute
+times), with tolerances that hold on a busy 2-core machine. The lab's own modes
+and drivers are measured, so the gate checks what ``dualio bench`` reports.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dualio.lab.drivers import Outcome, Workload
+from dualio.lab.modes import Mode, all_modes
+from tests.conftest import ServerProcess
+
+N, Y, W = 200, 0.05, 4
+POOL_MODEL = math.ceil(N / W) * Y  # 2.5 s
+
+
+def mode(name: str) -> Mode:
+    return {m.name: m for m in all_modes(workers=W)}[name]
+
+
+def clean(outcome: Outcome, total: int) -> Outcome:
+    assert outcome.errors == 0, outcome.first_error
+    assert outcome.wrong == 0
+    assert len(outcome.latencies) == total
+    return outcome
+
+
+@pytest.fixture(scope="module")
+def fanout(server: ServerProcess) -> dict[str, float]:
+    work = Workload(N, N, Y, timeout=60)
+    names = [f"emulated-pool-w{W}", "native-asyncio", "native-trio", "emulated-callback"]
+    return {name: clean(mode(name).run(*server.address, work), N).wall for name in names}
+
+
+def test_pool_follows_its_model(fanout: dict[str, float]) -> None:
+    ratio = fanout[f"emulated-pool-w{W}"] / POOL_MODEL
+    assert 0.9 <= ratio <= 1.5, f"pool took {ratio:.2f}× ceil(N/W)·Y"
+
+
+@pytest.mark.parametrize("name", ["native-asyncio", "native-trio"])
+def test_native_waits_in_parallel(fanout: dict[str, float], name: str) -> None:
+    assert fanout[name] <= 4 * Y, f"{name} took {fanout[name] / Y:.1f}·Y"
+
+
+def test_native_beats_the_pool_tenfold(fanout: dict[str, float]) -> None:
+    assert fanout[f"emulated-pool-w{W}"] >= 10 * fanout["native-asyncio"]
+
+
+def test_callback_emulation_is_not_bounded_by_the_pool(server: ServerProcess) -> None:
+    callback = Mode("callback-w4", "emulated", "", workers=None,
+                    client_options={"transport": "emulated", "emulation": "callback",
+                                    "max_workers": W})
+    wall = clean(callback.run(*server.address, Workload(N, N, Y, timeout=60)), N).wall
+    assert wall <= POOL_MODEL / 3, f"callback emulation took {wall:.2f} s with W={W}"
+
+
+def test_native_throughput_keeps_up_with_a_hand_written_client(server: ServerProcess) -> None:
+    work = Workload(4000, 100, 0.0, timeout=60)
+    best = {"native-asyncio": 0.0, "asyncio-protocol": 0.0}
+    for _ in range(3):  # interleaved, best of three: a busy neighbour hurts both alike
+        for name in best:
+            outcome = clean(mode(name).run(*server.address, work), work.total)
+            best[name] = max(best[name], work.total / outcome.wall)
+    ratio = best["native-asyncio"] / best["asyncio-protocol"]
+    assert ratio >= 0.5, f"native {best['native-asyncio']:,.0f} ops/s is {ratio:.2f}× the peer"

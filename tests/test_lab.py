@@ -1,0 +1,89 @@
+"""``dualio bench`` end to end in tiny configurations, and its answers to bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ServerProcess
+
+
+def bench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dualio", "bench", *args], cwd=cwd, capture_output=True,
+        text=True, timeout=240,
+    )
+
+
+def test_a_small_run_writes_checked_results(tmp_path: Path) -> None:
+    run = bench("--scenario", "fanout,overhead", "--ns", "5,20", "--delay", "0.02",
+                "--modes", "sync,threads,emulated-pool,emulated-callback,native-asyncio,"
+                "asyncio.to_thread,asyncio-protocol", "--quick", "--out", str(tmp_path), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    data = json.loads((folder / "results.json").read_text())
+    cells = data["cells"]
+    fanout = [c for c in cells if c["scenario"] == "fanout"]
+    assert {c["mode"] for c in fanout} >= {"sync", "threads", "native-asyncio", "emulated-pool"}
+    assert all(c["errors"] == 0 and c["wrong"] == 0 for c in cells)
+    pool = next(c for c in fanout if c["mode"] == "emulated-pool" and c["total"] == 20)
+    assert pool["model_s"] == pytest.approx(4 * 0.02)  # ceil(20 / 6) * Y on the default executor
+    assert (folder / "fanout.png").stat().st_size > 10_000
+    assert "fanout" in run.stdout and "Goals" in run.stdout
+
+
+def test_against_a_running_server(server: ServerProcess, tmp_path: Path) -> None:
+    run = bench("--host", server.host, "--port", str(server.port), "--scenario", "throughput",
+                "--modes", "sync,raw-socket,native-asyncio", "--quick", "--out", str(tmp_path),
+                cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "sync sequential vs raw blocking socket" in run.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--scenario", "nope"], "unknown scenario nope"),
+    (["--modes", "warp-drive"], "unknown mode warp-drive"),
+    (["--ns", "10,0"], "every N in --ns must be > 0"),
+    (["--ns", "ten"], "--ns must be comma-separated integers"),
+    (["--workers", "0"], "--workers must be >= 1"),
+    (["--host", "127.0.0.1", "--port", "1"], "cannot reach the server"),
+])
+def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    run = bench(*args, "--out", str(tmp_path), cwd=tmp_path)
+    assert run.returncode == 2
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_server_that_dies_mid_run_is_reported_loudly(tmp_path: Path) -> None:
+    from tests.conftest import start_server
+
+    proc = start_server()
+    script = (
+        "import sys, threading, os, signal\n"
+        "from dualio.cli import main\n"
+        f"threading.Timer(1.0, lambda: os.kill({proc.process.pid}, signal.SIGKILL)).start()\n"
+        f"sys.exit(main(['bench', '--host', '127.0.0.1', '--port', '{proc.port}',"
+        " '--scenario', 'fanout', '--ns', '50,100', '--delay', '0.5', '--modes',"
+        f" 'emulated-pool,native-asyncio', '--out', r'{tmp_path}']))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    proc.process.wait(5)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "LOST OR MISROUTED" in run.stderr
+    assert "Traceback" not in run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    assert json.loads((folder / "results.json").read_text())["cells"]  # partial results kept
+
+
+def test_serve_rejects_a_bad_port() -> None:
+    run = subprocess.run([sys.executable, "-m", "dualio", "serve", "--port", "70000"],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2
+    assert "--port must be in 0..65535" in run.stderr
