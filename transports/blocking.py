@@ -23,6 +23,7 @@ import ssl
 import threading
 import time
 from collections import deque
+from contextlib import nullcontext
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -116,7 +117,10 @@ class BlockingConnection:
         self._proto = protocol
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
-        self._io_lock = threading.Lock()  # OpenSSL objects must not read and write at once
+        # OpenSSL objects must not read and write at once; plain sockets may.
+        self._io_lock: threading.Lock | nullcontext[None] = (
+            threading.Lock() if isinstance(sock, ssl.SSLSocket) else nullcontext()
+        )
         self._pending: dict[int, _Pending] = {}
         self._reading = False
         self._reader: threading.Thread | None = None
@@ -502,16 +506,19 @@ class BlockingConnection:
                 return None
 
     def _send(self, data: bytes, deadline: float | None) -> None:
-        remaining = _remaining(deadline)
-        if not self._write_lock.acquire(timeout=-1 if remaining is None else max(remaining, 0)):
-            raise DualioTimeout("timed out waiting to write the request")
+        if not self._write_lock.acquire(blocking=False):
+            remaining = _remaining(deadline)
+            if not self._write_lock.acquire(timeout=-1 if remaining is None else max(remaining, 0)):
+                raise DualioTimeout("timed out waiting to write the request")
         try:
-            view = memoryview(data)
+            view: bytes | memoryview = data
             while view:
                 try:
                     with self._io_lock:
                         sent = self._sock.send(view)
-                    view = view[sent:]
+                    if sent == len(view):
+                        break
+                    view = memoryview(view)[sent:]
                     continue
                 except (BlockingIOError, ssl.SSLWantWriteError):
                     ready = self._wait_io(selectors.EVENT_WRITE, deadline, self._write_poll)
