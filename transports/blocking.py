@@ -123,6 +123,7 @@ class BlockingConnection:
         )
         self._pending: dict[int, _Pending] = {}
         self._reading = False
+        self._sleepers = 0  # threads in self._cond.wait()
         self._reader: threading.Thread | None = None
         self._failure: DualioError | None = None
         self._closed = False
@@ -295,7 +296,7 @@ class BlockingConnection:
             pending = self._pending.pop(rid, None)
             if pending is not None and not pending.done:
                 self._finish(pending, callbacks, error=CallCancelled("the call was cancelled"))
-                self._cond.notify_all()
+                self._wake_waiters()
             data = self._proto.abandon(rid) if self._failure is None else b""
         for run in callbacks:
             run()
@@ -361,7 +362,11 @@ class BlockingConnection:
                     if not self._reading:
                         self._reading = True
                         break
-                    self._cond.wait(remaining)
+                    self._sleepers += 1
+                    try:
+                        self._cond.wait(remaining)
+                    finally:
+                        self._sleepers -= 1
             self._read_once(remaining)
 
     def _read_once(self, timeout: float | None) -> bool:
@@ -386,7 +391,7 @@ class BlockingConnection:
                 self._fail(failure, callbacks)
             if not callbacks:
                 self._reading = False
-            self._cond.notify_all()
+            self._wake_waiters()
         if callbacks:
             # Still holding the reader role, so callbacks run one at a time, in frame order.
             for run in callbacks:
@@ -396,7 +401,7 @@ class BlockingConnection:
                     log.exception("a completion callback raised")
             with self._cond:
                 self._reading = False
-                self._cond.notify_all()
+                self._wake_waiters()
         return failure is None
 
     def _dispatch(self, frames: list[Frame], callbacks: list[Callable[[], None]]) -> DualioError | None:
@@ -458,6 +463,11 @@ class BlockingConnection:
         except OSError:
             pass
 
+    def _wake_waiters(self) -> None:
+        """notify_all, skipped when no thread waits (the single-thread hot path). Holds _cond."""
+        if self._sleepers:
+            self._cond.notify_all()
+
     def _ensure_reader(self) -> None:
         with self._cond:
             if self._reader is not None or self._failure is not None:
@@ -471,7 +481,11 @@ class BlockingConnection:
         while True:
             with self._cond:
                 while self._reading and self._failure is None:
-                    self._cond.wait()
+                    self._sleepers += 1
+                    try:
+                        self._cond.wait()
+                    finally:
+                        self._sleepers -= 1
                 if self._failure is not None:
                     return
                 self._reading = True
@@ -539,7 +553,7 @@ class BlockingConnection:
         callbacks: list[Callable[[], None]] = []
         with self._cond:
             self._fail(failure, callbacks)
-            self._cond.notify_all()
+            self._wake_waiters()
         for run in callbacks:
             run()
 
