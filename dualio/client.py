@@ -161,6 +161,8 @@ class AsyncClient:
             await conn.aclose()
 
     async def __aenter__(self) -> AsyncClient:
+        if self._conn is not None:  # opened with ``await client.open()`` already
+            return self
         return await self.open()
 
     async def __aexit__(

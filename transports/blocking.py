@@ -23,8 +23,8 @@ import ssl
 import threading
 import time
 from collections import deque
-from contextlib import nullcontext
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from transports import methods

@@ -11,21 +11,39 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
+from dualio.lab import models as model_runs
 from dualio.lab import report
 from dualio.lab.goals import evaluate, print_goals
 from dualio.lab.modes import Mode, all_modes
+from dualio.lab.operations import WordCount
 from dualio.lab.results import Cell, check_server, fill
 from dualio.lab.sampler import PeakSampler
-from dualio.lab.scenarios import SCENARIOS, Job, Plan, fanout, native_model, overhead, throughput
+from dualio.lab.scenarios import (
+    SCENARIOS,
+    Job,
+    Plan,
+    blob,
+    echo,
+    fanout,
+    native_model,
+    overhead,
+    throughput,
+    wordcount,
+)
 from dualio.lab.server_process import ServerProcess, ServerProcessError
+from dualio.server.limits import raise_fd_limit
 from dualio_sync import Client, DualioError
 from transports.methods import ServerStats
 
-_BUILDERS: dict[str, Callable[[Plan, list[Mode]], Iterator[Job]]] = {
+_BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,
     "overhead": overhead,
     "fanout": fanout,
+    "echo": echo,
+    "wordcount": wordcount,
+    "blob": blob,
 }
+BOTH_SERVER_MODELS = ("echo", "blob")
 
 
 class BenchError(Exception):
@@ -41,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also measure an emulated pool of W workers")
     parser.add_argument("--ns", default=None, help="fan-out sizes, e.g. 10,100,1000")
     parser.add_argument("--delay", type=float, default=None, help="fan-out server delay Y, s")
+    parser.add_argument("--server-model", choices=("async", "threaded", "both"), default="both",
+                        help="server model(s) for the echo and blob scenarios (others use async)")
     parser.add_argument("--host", default=None, help="use a running server instead of starting one")
     parser.add_argument("--port", type=int, default=7878)
     parser.add_argument("--out", default="results", help="folder for the results")
@@ -96,21 +116,35 @@ def run(args: argparse.Namespace) -> int:
         "python": platform.python_version(), "machine": platform.machine(),
         "cpus": __import__("os").cpu_count(), "quick": args.quick, "scenarios": scenarios,
     }
+    raise_fd_limit()
+    models_wanted = ["async", "threaded"] if args.server_model == "both" else [args.server_model]
+    if not any(s in BOTH_SERVER_MODELS for s in scenarios) and "async" in models_wanted:
+        models_wanted = ["async"]
     with ExitStack() as stack:
+        servers: dict[str, ServerProcess | None] = {}
+        addresses: dict[str, tuple[str, int]] = {}
         try:
             if args.host is None:
-                server = stack.enter_context(ServerProcess())
-                host, port = server.host, server.port
+                for model in models_wanted:
+                    process = stack.enter_context(ServerProcess(model))
+                    servers[model] = process
+                    addresses[model] = (process.host, process.port)
             else:
-                server, host, port = None, args.host, args.port
-            stats_client = stack.enter_context(Client(host, port, timeout=10, connect_timeout=5))
+                models_wanted = ["external"]
+                servers["external"] = None
+                addresses["external"] = (args.host, args.port)
+            stats = {name: stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
+                     for name, address in addresses.items()}
         except (ServerProcessError, DualioError) as exc:
             print(f"dualio bench: cannot reach the server: {exc}", file=sys.stderr)
             return 2
-        meta["server"] = f"{host}:{port}"
-        cells = _run_jobs(scenarios, modes, plan, host, port, stats_client, server)
+        meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}
+        cells = _run_jobs(scenarios, modes, plan, models_wanted, addresses, stats, servers)
+        if "models" in scenarios:
+            main_server = models_wanted[0]
+            cells += _run_models(plan, *addresses[main_server], main_server)
     goals = evaluate(cells)
-    report.print_tables(cells, [s for s in ("throughput", "overhead", "fanout") if s in scenarios])
+    report.print_tables(cells, [s for s in SCENARIOS if s in scenarios])
     print_goals(goals)
     chart_note = report.fanout_chart(out / "fanout.png", cells) if "fanout" in scenarios else ""
     meta["goals"] = [goal.__dict__ for goal in goals]
@@ -153,18 +187,19 @@ def _progress(total: int) -> tuple[Callable[[str], None], Callable[[], None]]:
 
 
 def _run_jobs(
-    scenarios: Sequence[str], modes: list[Mode], plan: Plan, host: str, port: int,
-    stats_client: Client, server: ServerProcess | None,
+    scenarios: Sequence[str], modes: list[Mode], plan: Plan, server_models: list[str],
+    addresses: dict[str, tuple[str, int]], stats: dict[str, Client],
+    servers: dict[str, ServerProcess | None],
 ) -> list[Cell]:
-    jobs = [job for name in ("throughput", "overhead", "fanout") if name in scenarios
-            for job in _BUILDERS[name](plan, modes)]
+    jobs = [job for name in SCENARIOS if name in _BUILDERS and name in scenarios
+            for job in _BUILDERS[name](plan, modes, server_models)]
     cells: list[Cell] = []
     step, done = _progress(len(jobs))
     per_call: dict[str, float] = {}
     try:
         for job in jobs:
             cell, mode = job.cell, job.mode
-            step(f"{cell.scenario} {cell.case} {mode.name}")
+            step(f"{cell.scenario} {cell.case} {mode.name} ({job.server})")
             cells.append(cell)
             if cell.skipped:
                 continue
@@ -172,17 +207,23 @@ def _run_jobs(
             if missing:
                 cell.skipped, cell.note = True, f"skipped: {missing}"
                 continue
-            if server is not None and not server.alive:
+            process = servers[job.server]
+            if process is not None and not process.alive:
                 cell.errors, cell.note = job.work.total, "the server process died"
                 continue
             if cell.scenario == "fanout" and mode.name in per_call and not cell.model_s:
                 cell.model_s = native_model(cell.total, cell.delay, per_call[mode.name])
+            stats_client = stats[job.server]
             try:
-                before = _stats(stats_client)
+                before = stats_client.stats(timeout=10)
                 with PeakSampler() as peak:
-                    outcome = mode.run(host, port, job.work)
-                fill(cell, outcome, peak.threads, peak.rss)
-                check_server(cell, before, _stats(stats_client), mode, job.work)
+                    baseline = peak.rss
+                    outcome = mode.run(*addresses[job.server], job.work, job.op)
+                fill(cell, outcome, peak.threads, peak.rss, baseline, job.payload_bytes,
+                     job.connections)
+                check_server(cell, before, stats_client.stats(timeout=10), mode, job.work)
+                if isinstance(job.op, WordCount):
+                    _check_words(cell, job.op)
             except Exception as exc:  # one failed cell must not lose the others
                 cell.errors = max(cell.errors, 1)
                 cell.note = f"{type(exc).__name__}: {exc}"
@@ -195,3 +236,42 @@ def _run_jobs(
     return cells
 
 
+def _check_words(cell: Cell, op: WordCount) -> None:
+    expected = cell.total * op.count
+    if not cell.errors and op.counted != expected:
+        cell.errors += 1
+        cell.note = f"counted {op.counted} words, expected {expected}"
+    elif not cell.note:
+        top = ", ".join(f"{word} {n}" for word, n in op.top[:3])
+        cell.note = f"{op.counted} words; top: {top} …"
+
+
+def _run_models(plan: Plan, host: str, port: int, server: str) -> list[Cell]:
+    cells: list[Cell] = []
+    for model in model_runs.MODELS:
+        print(f"models: {model} ...", file=sys.stderr, flush=True)
+        io_cell = Cell("models", "I/O-bound", model, server, plan.models_calls,
+                       plan.models_calls, plan.models_delay)
+        cpu_cell = Cell("models", "CPU-bound", model, server, plan.models_calls,
+                        plan.models_calls, 0.0)
+        cells += [cpu_cell, io_cell]
+        reason = model_runs.missing(model)
+        if reason:
+            for cell in (cpu_cell, io_cell):
+                cell.skipped, cell.note = True, f"skipped: {reason}"
+            continue
+        result = model_runs.measure(model, host, port, plan.models_calls, plan.models_delay)
+        if "error" in result:
+            for cell in (cpu_cell, io_cell):
+                cell.errors, cell.note = 1, str(result["error"])
+            continue
+        cpu_cell.wall_s = float(result["cpu_s"])  # type: ignore[arg-type]
+        io_cell.wall_s = float(result["io_s"])  # type: ignore[arg-type]
+        for cell in (cpu_cell, io_cell):
+            cell.ops_per_s = cell.total / cell.wall_s if cell.wall_s else None
+            if not result["ok"]:
+                cell.wrong = 1
+                cell.note = "a result did not check out"
+        if model == "sequential":
+            io_cell.model_s = plan.models_calls * plan.models_delay
+    return cells

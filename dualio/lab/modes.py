@@ -7,30 +7,68 @@ a user might reach for instead, measured in the same run.
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import importlib.util
 import socket
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
-from dualio import AsyncClient
+from dualio import AsyncClient, ConnectError
 from dualio.lab import asyncio_peer
-from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads, payload
+from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
+from dualio.lab.operations import Echo, Operation, payload
 from dualio_sync import Client
 from transports.emulate import default_workers
 
 ANYIO_DEFAULT_TOKENS = 40
 
 
+RETRIES = 5
+
+
+def _transient(exc: BaseException) -> bool:
+    cause = exc
+    while cause.__cause__ is not None:
+        cause = cause.__cause__
+    return getattr(cause, "errno", None) in (
+        errno.ECONNREFUSED, errno.ECONNRESET, errno.ETIMEDOUT, errno.EAGAIN
+    )
+
+
+def open_client(host: str, port: int, timeout: float) -> Client:
+    """A sync Client, retrying connects that fail transiently (a full listen backlog)."""
+    for attempt in range(RETRIES):
+        try:
+            return Client(host, port, timeout=timeout, connect_timeout=30)
+        except ConnectError as exc:
+            if attempt == RETRIES - 1 or not _transient(exc):
+                raise
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+async def open_async_client(host: str, port: int, timeout: float, options: dict[str, Any]) -> AsyncClient:
+    for attempt in range(RETRIES):
+        client = AsyncClient(host, port, timeout=timeout, connect_timeout=30, **options)
+        try:
+            return await client.open()
+        except ConnectError as exc:
+            if attempt == RETRIES - 1 or not _transient(exc):
+                raise
+            await anyio.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
 @dataclass(frozen=True)
 class Mode:
     name: str
-    family: str  # "sync", "threads", "emulated", "native", "peer"
+    family: str  # sync, threads, emulated, native, to_thread, asyncio-peer, raw-socket
     description: str
     backend: str = "asyncio"  # asyncio, uvloop, trio; "" for thread-based modes
     workers: int | None = None  # W, for modes bounded by a pool
@@ -43,80 +81,100 @@ class Mode:
             return f"{self.needs} is not installed (pip install 'dualio[{self.needs}]')"
         return ""
 
-    def run(self, host: str, port: int, work: Workload) -> Outcome:
-        return _RUNNERS[self.family](self, host, port, work)
+    def supports(self, op: Operation) -> bool:
+        """Peers speak only ``echo``; the SDK modes run every operation."""
+        return self.family in ("sync", "threads", "emulated", "native") or isinstance(op, Echo)
+
+    def run(self, host: str, port: int, work: Workload, op: Operation | None = None) -> Outcome:
+        return _RUNNERS[self.family](self, host, port, work, op or Echo(work.delay))
 
 
-def _anyio_run(mode: Mode, fn: Callable[[], Any]) -> Any:
+def _anyio_run(mode: Mode, fn: Callable[[], Awaitable[Outcome]]) -> Outcome:
     if mode.backend == "uvloop":
         return anyio.run(fn, backend="asyncio", backend_options={"use_uvloop": True})
     return anyio.run(fn, backend=mode.backend)
 
 
-def _run_sync(mode: Mode, host: str, port: int, work: Workload) -> Outcome:
+def _sync_caller(host: str, port: int, work: Workload, op: Operation,
+                 shared: Client | None) -> tuple[SyncCall, Callable[[], None]]:
+    if op.per_request_connection:
+        def call(index: int) -> bool:
+            with open_client(host, port, work.timeout) as client:
+                return op.run_sync(client, index)
+
+        return call, _nothing
+    client = shared or open_client(host, port, work.timeout)
+    return functools.partial(op.run_sync, client), (_nothing if shared else client.close)
+
+
+def _run_sync(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     sequential = Workload(work.total, 1, work.delay, work.timeout)
-    with Client(host, port, timeout=work.timeout) as client:
-        return drive_threads(lambda: (_echo_call(client), _nothing), sequential)
+    with open_client(host, port, work.timeout) as client:
+        return drive_threads(lambda: _sync_caller(host, port, work, op, client), sequential)
 
 
-def _run_threads(mode: Mode, host: str, port: int, work: Workload) -> Outcome:
-    def connect() -> tuple[SyncCall, Callable[[], None]]:
-        client = Client(host, port, timeout=work.timeout, connect_timeout=30)
-        return _echo_call(client), client.close
-
-    return drive_threads(connect, work)
-
-
-def _echo_call(client: Client) -> SyncCall:
-    return lambda data, delay: client.echo(data, delay=delay)
+def _run_threads(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
+    return drive_threads(lambda: _sync_caller(host, port, work, op, None), work)
 
 
 def _nothing() -> None:
     pass
 
 
-def _run_async_client(mode: Mode, host: str, port: int, work: Workload) -> Outcome:
+def _run_async_client(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
+    options = mode.client_options
+
     async def main() -> Outcome:
-        async with AsyncClient(host, port, timeout=work.timeout, **mode.client_options) as client:
-            return await drive_async(lambda data, delay: client.echo(data, delay=delay), work)
+        if op.per_request_connection:
+            async def call(index: int) -> bool:
+                client = await open_async_client(host, port, work.timeout, options)
+                async with client:
+                    return await op.run_async(client, index)
 
-    result: Outcome = _anyio_run(mode, main)
-    return result
+            return await drive_async(call, work)
+        client = await open_async_client(host, port, work.timeout, options)
+        async with client:
+            return await drive_async(functools.partial(op.run_async, client), work)
+
+    return _anyio_run(mode, main)
 
 
-def _run_to_thread(mode: Mode, host: str, port: int, work: Workload) -> Outcome:
+def _run_to_thread(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     async def main() -> Outcome:
-        with Client(host, port, timeout=work.timeout) as client:
+        with open_client(host, port, work.timeout) as client:
+            blocking = functools.partial(op.run_sync, client)
             if mode.name == "asyncio.to_thread":
 
-                async def call(data: bytes, delay: float) -> bytes:
-                    return await asyncio.to_thread(client.echo, data, delay=delay)
+                async def call(index: int) -> bool:
+                    return await asyncio.to_thread(blocking, index)
             else:
 
-                async def call(data: bytes, delay: float) -> bytes:
-                    echo = functools.partial(client.echo, data, delay=delay)
-                    return await anyio.to_thread.run_sync(echo)
+                async def call(index: int) -> bool:
+                    return await anyio.to_thread.run_sync(blocking, index)
 
             return await drive_async(call, work)
 
-    result: Outcome = _anyio_run(mode, main)
-    return result
+    return _anyio_run(mode, main)
 
 
-def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload) -> Outcome:
+def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     async def main() -> Outcome:
         peer = await asyncio_peer.connect(host, port)
+
+        async def call(index: int) -> bool:
+            sent = payload(index)
+            return await peer.echo(sent, work.delay) == sent
+
         try:
-            return await drive_async(peer.echo, work)
+            return await drive_async(call, work)
         finally:
             assert peer.transport is not None
             peer.transport.close()
 
-    result: Outcome = _anyio_run(mode, main)
-    return result
+    return _anyio_run(mode, main)
 
 
-def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload) -> Outcome:
+def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     """A blocking socket loop with no SDK at all: the floor for sequential calls."""
     header = struct.Struct(">IBI")
     sock = socket.create_connection((host, port), timeout=work.timeout)
@@ -157,7 +215,7 @@ def _recv_exactly(sock: socket.socket, size: int) -> bytes:
     return bytes(data)
 
 
-_RUNNERS: dict[str, Callable[[Mode, str, int, Workload], Outcome]] = {
+_RUNNERS: dict[str, Callable[[Mode, str, int, Workload, Operation], Outcome]] = {
     "sync": _run_sync,
     "threads": _run_threads,
     "emulated": _run_async_client,

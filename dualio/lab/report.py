@@ -10,8 +10,9 @@ from typing import Any
 from dualio.lab.results import Cell
 
 COLUMNS = (
-    ("case", "case"), ("mode", "mode"), ("wall_s", "wall s"), ("model_s", "model s"),
+    ("case", "case"), ("mode", "mode"), ("server", "server"), ("wall_s", "wall s"), ("model_s", "model s"),
     ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),
+    ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"),
     ("peak_threads", "threads"), ("peak_rss_mb", "RSS MB"), ("errors", "errors"),
     ("wrong", "wrong"), ("note", "note"),
 )
@@ -53,7 +54,7 @@ def print_tables(cells: Sequence[Cell], scenarios: Sequence[str]) -> None:
             continue
         table = Table(title=scenario, title_justify="left")
         for key, title in COLUMNS:
-            table.add_column(title, justify="left" if key in ("case", "mode", "note") else "right",
+            table.add_column(title, justify="left" if key in ("case", "mode", "server", "note") else "right",
                              overflow="fold", max_width=48 if key == "note" else None)
         for cell, row in zip(chosen, rows(chosen), strict=True):
             style = "bold red" if cell.lost else ("dim" if cell.skipped else None)

@@ -16,6 +16,7 @@ class Cell:
     scenario: str
     case: str  # e.g. "N=1000", "sequential", "concurrent"
     mode: str
+    server: str  # the server model measured against: async, threaded, or external
     total: int
     inflight: int
     delay: float
@@ -27,6 +28,8 @@ class Cell:
     peak_rss_mb: float | None = None
     errors: int = 0
     wrong: int = 0
+    mb_per_s: float | None = None
+    kb_per_conn: float | None = None
     model_s: float | None = None
     ratio: float | None = None
     note: str = ""
@@ -52,7 +55,8 @@ def pool_model(total: int, workers: int, delay: float) -> float:
     return math.ceil(total / workers) * delay
 
 
-def fill(cell: Cell, outcome: Outcome, threads: int, rss: int) -> Cell:
+def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int = 0,
+         payload_bytes: int = 0, connections: int = 0) -> Cell:
     cell.wall_s = outcome.wall
     cell.ops_per_s = len(outcome.latencies) / outcome.wall if outcome.wall > 0 else None
     p50 = percentile(outcome.latencies, 0.5)
@@ -63,6 +67,10 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int) -> Cell:
     cell.peak_rss_mb = rss / 2**20
     cell.errors = outcome.errors
     cell.wrong = outcome.wrong
+    if payload_bytes and outcome.wall > 0:
+        cell.mb_per_s = payload_bytes * len(outcome.latencies) / outcome.wall / 1e6
+    if connections and rss > baseline_rss:
+        cell.kb_per_conn = (rss - baseline_rss) / connections / 1024
     if outcome.first_error:
         cell.note = outcome.first_error
     if cell.model_s:

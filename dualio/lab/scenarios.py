@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 from dualio.lab.drivers import Workload
 from dualio.lab.modes import Mode
+from dualio.lab.operations import Blob, Echo, Operation, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
 
-SCENARIOS = ("fanout", "throughput", "overhead")
+SCENARIOS = ("throughput", "overhead", "fanout", "echo", "wordcount", "blob", "models")
+MIB = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -23,14 +25,24 @@ class Plan:
     concurrent_calls: int
     concurrency: int
     overhead_calls: int
+    echo_ns: tuple[int, ...]
+    wordcount_ns: tuple[int, ...]
+    words: int
+    word_wait: float
+    blob_requests: int
+    blob_inflight: int
+    models_calls: int
+    models_delay: float
 
     @classmethod
     def quick(cls) -> Plan:
-        return cls((10, 100, 1000), 0.05, 6.0, 1000, 5000, 100, 1000)
+        return cls((10, 100, 1000), 0.05, 6.0, 1000, 5000, 100, 1000,
+                   (100, 1000), (100, 1000), 10, 0.01, 40, 20, 20, 0.1)
 
     @classmethod
     def full(cls) -> Plan:
-        return cls((10, 100, 1000, 10_000), 0.1, 60.0, 5000, 50_000, 100, 5000)
+        return cls((10, 100, 1000, 10_000), 0.1, 60.0, 5000, 50_000, 100, 5000,
+                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25)
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,10 @@ class Job:
     cell: Cell
     mode: Mode
     work: Workload
+    op: Operation
+    server: str = "async"
+    connections: int = 0  # for memory per connection
+    payload_bytes: int = 0  # for MB/s
 
 
 def _predicted(mode: Mode, work: Workload) -> float:
@@ -48,25 +64,35 @@ def _predicted(mode: Mode, work: Workload) -> float:
     return work.delay
 
 
-def fanout(plan: Plan, modes: list[Mode]) -> Iterator[Job]:
+def _budgeted(job: Job, plan: Plan) -> Job:
+    predicted = _predicted(job.mode, job.work)
+    if predicted > plan.budget_s:
+        job.cell.skipped = True
+        job.cell.note = f"skipped: predicted {predicted:.0f} s > budget {plan.budget_s:.0f} s"
+    return job
+
+
+def fanout(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
     y = plan.fanout_delay
     for n in plan.fanout_ns:
         for mode in modes:
             if mode.family == "raw-socket":
                 continue
             work = Workload(n, n, y, timeout=max(120.0, 3 * _predicted(mode, Workload(n, n, y))))
-            cell = Cell("fanout", f"N={n}", mode.name, n, n, y)
+            cell = Cell("fanout", f"N={n}", mode.name, servers[0], n, n, y)
             if mode.workers:
                 cell.model_s = pool_model(n, mode.workers, y)
             elif mode.family == "sync":
                 cell.model_s = n * y
-            yield _budgeted(Job(cell, mode, work), plan)
+            yield _budgeted(Job(cell, mode, work, Echo(y), servers[0]), plan)
 
 
-def throughput(plan: Plan, modes: list[Mode]) -> Iterator[Job]:
+def throughput(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
+    server = servers[0]
     for mode in modes:
         work = Workload(plan.sequential_calls, 1, 0.0)
-        yield Job(Cell("throughput", "sequential", mode.name, work.total, 1, 0.0), mode, work)
+        yield Job(Cell("throughput", "sequential", mode.name, server, work.total, 1, 0.0), mode, work,
+                  Echo(0.0), server)
     for mode in modes:
         if mode.family in ("sync", "raw-socket"):
             continue
@@ -74,23 +100,68 @@ def throughput(plan: Plan, modes: list[Mode]) -> Iterator[Job]:
         work = Workload(plan.concurrent_calls, c, 0.0)
         if mode.family == "threads":  # one connection per thread: fewer calls, same concurrency
             work = Workload(plan.concurrent_calls // 5, c, 0.0)
-        yield Job(Cell("throughput", f"concurrent c={c}", mode.name, work.total, c, 0.0), mode, work)
+        cell = Cell("throughput", f"concurrent c={c}", mode.name, server, work.total, c, 0.0)
+        yield Job(cell, mode, work, Echo(0.0), server)
 
 
-def overhead(plan: Plan, modes: list[Mode]) -> Iterator[Job]:
+def overhead(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
     for mode in modes:
         if mode.family not in ("sync", "emulated", "to_thread"):
             continue
         work = Workload(plan.overhead_calls, 1, 0.0)
-        yield Job(Cell("overhead", "zero-delay call", mode.name, work.total, 1, 0.0), mode, work)
+        cell = Cell("overhead", "zero-delay call", mode.name, servers[0], work.total, 1, 0.0)
+        yield Job(cell, mode, work, Echo(0.0), servers[0])
 
 
-def _budgeted(job: Job, plan: Plan) -> Job:
-    predicted = _predicted(job.mode, job.work)
-    if predicted > plan.budget_s:
-        job.cell.skipped = True
-        job.cell.note = f"skipped: predicted {predicted:.0f} s > budget {plan.budget_s:.0f} s"
-    return job
+ECHO_MODES = ("threads", "emulated-pool", "native-asyncio")
+
+
+def echo(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
+    """N requests at once, a new connection each, ``upper(text, delay=0.1)``."""
+    for server in servers:
+        for n in plan.echo_ns:
+            for mode in modes:
+                if mode.name not in ECHO_MODES and not mode.name.startswith("emulated-pool-w"):
+                    continue
+                work = Workload(n, n, 0.1, timeout=max(120.0, 3 * _predicted(mode, Workload(n, n, 0.1))))
+                cell = Cell("echo", f"N={n}", mode.name, server, n, n, 0.1)
+                if mode.workers:
+                    cell.model_s = pool_model(n, mode.workers, 0.1)
+                yield _budgeted(Job(cell, mode, work, Upper(0.1), server, connections=n), plan)
+
+
+WORDCOUNT_MODES = ("threads", "native-asyncio", "native-trio", "emulated-callback")
+
+
+def wordcount(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
+    """N connections, each streaming words into one shared top-10 table."""
+    server = servers[0]
+    for n in plan.wordcount_ns:
+        for mode in modes:
+            if mode.name not in WORDCOUNT_MODES:
+                continue
+            op = WordCount(plan.words, plan.word_wait)
+            streaming = plan.words * plan.word_wait
+            work = Workload(n, n, 0.0, timeout=max(120.0, 20 * streaming))
+            cell = Cell("wordcount", f"N={n}", mode.name, server, n, n, plan.word_wait)
+            if mode.family in ("threads", "native"):  # a connection per stream
+                op.per_request_connection = True
+            yield Job(cell, mode, work, op, server, connections=n)
+
+
+BLOB_MODES = ("sync", "threads", "emulated-pool", "native-asyncio")
+
+
+def blob(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
+    """``ab -n 100 -c 50`` with 1 MiB answers, every byte checked."""
+    for server in servers:
+        for mode in modes:
+            if mode.name not in BLOB_MODES:
+                continue
+            work = Workload(plan.blob_requests, plan.blob_inflight, 0.0)
+            cell = Cell("blob", f"{work.total}×1MiB c={work.inflight}", mode.name, server,
+                        work.total, 1 if mode.family == "sync" else work.inflight, 0.0)
+            yield Job(cell, mode, work, Blob(MIB), server, payload_bytes=MIB)
 
 
 def native_model(n: int, delay: float, per_call_s: float) -> float:

@@ -1,0 +1,43 @@
+"""Turn the machine's limits into one-line explanations with the limit's value."""
+
+from __future__ import annotations
+
+import errno
+import resource
+from pathlib import Path
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return "?"
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    seen = exc
+    while seen.__cause__ is not None:
+        seen = seen.__cause__
+    return seen
+
+
+def explain(exc: BaseException) -> str:
+    """``Type: message`` plus which limit was hit and how to raise it, when one was."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = _root_cause(exc)
+    code = getattr(cause, "errno", None)
+    if code in (errno.EMFILE, errno.ENFILE):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        return (f"open-files limit reached (soft {soft}, hard {hard}; raise with `ulimit -n`, "
+                f"system-wide /proc/sys/fs/file-max = {_read('/proc/sys/fs/file-max')}): {text}")
+    if code == errno.EADDRNOTAVAIL:
+        ports = _read("/proc/sys/net/ipv4/ip_local_port_range").replace("\t", "-")
+        return (f"ephemeral ports exhausted (range {ports}; widen "
+                f"/proc/sys/net/ipv4/ip_local_port_range or use more client addresses): {text}")
+    if isinstance(cause, RuntimeError) and "thread" in str(cause):
+        soft, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+        return (f"thread limit reached (ulimit -u {soft}, threads-max "
+                f"{_read('/proc/sys/kernel/threads-max')}): {text}")
+    if code == errno.ECONNREFUSED:
+        return f"connection refused (listen backlog full or server gone): {text}"
+    return text
