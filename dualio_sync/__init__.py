@@ -3,11 +3,13 @@
 from dualio_sync.client import Client
 from transports.errors import (
     AuthenticationError,
+    CallCancelled,
     ClosedError,
     ConnectError,
     ConnectTimeout,
     DualioError,
     DualioTimeout,
+    ErrorCode,
     FrameTooLarge,
     ProtocolError,
     RemoteError,
@@ -17,12 +19,14 @@ from transports.methods import ServerStats
 
 __all__ = [
     "AuthenticationError",
+    "CallCancelled",
     "Client",
     "ClosedError",
     "ConnectError",
     "ConnectTimeout",
     "DualioError",
     "DualioTimeout",
+    "ErrorCode",
     "FrameTooLarge",
     "ProtocolError",
     "RemoteError",

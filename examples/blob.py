@@ -24,7 +24,8 @@ from dualio import AsyncClient, DualioError
 from dualio.server.embedded import EmbeddedServer
 from dualio_sync import Client
 
-SOURCE = "source (Node.js, 1 MiB of /dev/urandom): async server 10.519 s, sync 14.188 s, 10-process cluster 10.331 s"
+SOURCE = ("source (Node.js, 1 MiB of /dev/urandom): async server 10.519 s, sync 14.188 s,"
+          " 10-process cluster 10.331 s")
 
 
 def with_threads(host: str, port: int, n: int, size: int, concurrency: int) -> int:
@@ -73,7 +74,9 @@ async def with_asyncio(host: str, port: int, n: int, size: int, concurrency: int
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--requests", "-n", type=int, default=100)
     parser.add_argument("--concurrency", "-c", type=int, default=50)
     parser.add_argument("--size", type=int, default=1 << 20, help="bytes per response")

@@ -42,7 +42,9 @@ async def fan_out(host: str, port: int, n: int, delay: float) -> tuple[float, in
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--requests", "-n", type=int, default=1000)
     parser.add_argument("--delay", type=float, default=0.1, help="server-side wait per request, seconds")
     parser.add_argument("--server-model", choices=("both", "async", "threaded"), default="both")

@@ -9,6 +9,7 @@ pool row is ceil(N / W) * Y: W workers each hold one call for its whole round tr
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import threading
 import time
@@ -35,14 +36,18 @@ async def fan_out(host: str, port: int, calls: int, seconds: float, **mode: Any)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=0.1)
     parser.add_argument("--host")
     parser.add_argument("--port", type=int)
     args = parser.parse_args()
-    if args.calls < 1 or args.seconds < 0:
-        parser.error("--calls must be >= 1 and --seconds >= 0")
+    if args.calls < 1 or args.seconds <= 0:
+        parser.error("--calls must be >= 1 and --seconds > 0")
+    if (args.host is None) != (args.port is None):
+        parser.error("give --host and --port together, or neither for an embedded server")
     n, y = args.calls, args.seconds
     modes: list[tuple[str, dict[str, Any], int | None]] = [
         ("native", {"transport": "native"}, None),
@@ -51,14 +56,13 @@ def main() -> None:
         ("thread", {"transport": "emulated", "emulation": "thread"}, None),
         ("callback", {"transport": "emulated", "emulation": "callback"}, None),
     ]
-    embedded = EmbeddedServer() if args.host is None else nullcontext()
-    with embedded as server:
-        host = args.host or server.host  # type: ignore[union-attr]
-        port = args.port or server.port  # type: ignore[union-attr]
+    with EmbeddedServer() if args.host is None else nullcontext() as server:
+        host = args.host if server is None else server.host
+        port = args.port if server is None else server.port
         print(f"{n} concurrent sleep({y}) calls, server {host}:{port}")
         print(f"{'mode':<34}{'wall s':>9}{'model s':>9}{'ratio':>7}")
         for name, mode, workers in modes:
-            elapsed = anyio.run(lambda m=mode: fan_out(host, port, n, y, **m))[0]
+            elapsed = anyio.run(functools.partial(fan_out, host, port, n, y, **mode))[0]
             model = math.ceil(n / workers) * y if workers else y
             print(f"{name:<34}{elapsed:>9.3f}{model:>9.3f}{elapsed / model:>7.2f}")
 

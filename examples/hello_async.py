@@ -36,7 +36,8 @@ def tour(
         return repr(await client.upper("slow", delay=delay))
 
     async def sleep() -> str:
-        return repr(await client.sleep(delay))
+        await client.sleep(delay)
+        return "returned"
 
     async def blob() -> str:
         return f"{len(await client.blob(blob_size, seed=7))} bytes, verified"
@@ -69,7 +70,9 @@ async def run(args: argparse.Namespace, host: str, port: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
     parser.add_argument("--transport", choices=("native", "emulated"), default="native")
     parser.add_argument("--delay", type=float, default=0.2, help="server-side delay of upper and sleep")

@@ -22,10 +22,15 @@ def brief(stats: ServerStats) -> str:
 
 def tour(client: Client, delay: float, words: int, blob_size: int) -> list[tuple[str, Callable[[], str]]]:
     """One (label, call) pair per method of the service; each call returns what to print."""
+
+    def sleep() -> str:
+        client.sleep(delay)
+        return "returned"
+
     return [
         ('echo(b"hello")', lambda: repr(client.echo(b"hello"))),
         (f'upper("slow", delay={delay})', lambda: repr(client.upper("slow", delay=delay))),
-        (f"sleep({delay})", lambda: repr(client.sleep(delay))),
+        (f"sleep({delay})", sleep),
         (f"blob({blob_size}, seed=7)", lambda: f"{len(client.blob(blob_size, seed=7))} bytes, verified"),
         (f"words({words}, wait=0.01)", lambda: " ".join(client.words(words, wait=0.01))),
         ("stats()", lambda: brief(client.stats())),
@@ -39,7 +44,9 @@ def show(label: str, text: str, seconds: float) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--delay", type=float, default=0.2, help="server-side delay of upper and sleep")
     parser.add_argument("--words", type=int, default=5, help="how many words to stream")
     parser.add_argument("--blob-size", type=int, default=65536, help="bytes asked of blob()")

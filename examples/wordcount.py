@@ -28,7 +28,9 @@ from transports.methods import word_at
 Top = list[tuple[str, int]]
 
 
-def with_threads(host: str, port: int, n: int, count: int, wait: float, show: bool) -> tuple[Counter[str], Top]:
+def with_threads(
+    host: str, port: int, n: int, count: int, wait: float, show: bool
+) -> tuple[Counter[str], Top]:
     counts: Counter[str] = Counter()
     top: Top = []
     lock = threading.Lock()  # counts[w] += 1 is a read then a write: threads can interleave them
@@ -51,7 +53,9 @@ def with_threads(host: str, port: int, n: int, count: int, wait: float, show: bo
     return counts, top
 
 
-async def with_asyncio(host: str, port: int, n: int, count: int, wait: float, show: bool) -> tuple[Counter[str], Top]:
+async def with_asyncio(
+    host: str, port: int, n: int, count: int, wait: float, show: bool
+) -> tuple[Counter[str], Top]:
     counts: Counter[str] = Counter()
     top: Top = []
 
@@ -99,7 +103,9 @@ def measure(run: Callable[[], tuple[Counter[str], Top]]) -> tuple[float, Counter
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--connections", "-n", type=int, default=100)
     parser.add_argument("--count", type=int, default=20, help="words per connection")
     parser.add_argument("--wait", type=float, default=0.01, help="seconds between words")
@@ -142,8 +148,8 @@ def main() -> int:
             tops.append((mode, top))
     for mode, top in tops:
         print(f"top 10 ({mode}): " + " ".join(f"{word}={k}" for word, k in top))
-    print("RSS KiB/conn: peak VmRSS growth during the run / N, this whole process (an embedded server too);")
-    print("  with --mode both, asyncio reuses memory the threads freed: run --mode asyncio for its own figure")
+    print("RSS KiB/conn: peak VmRSS growth during the run / N, of this whole process (embedded server too);")
+    print("  with --mode both, asyncio reuses memory the threads freed: --mode asyncio gives its own figure")
     print("source: 100 connections 45.01 s threaded / 44.82 s async (its own server, longer streams)")
     if failed:
         print("FAILED: a table does not hold N * count words as streamed")

@@ -16,6 +16,7 @@ deadline, so no call outlives its timeout.
 from __future__ import annotations
 
 import logging
+import os
 import select
 import selectors
 import socket
@@ -81,6 +82,7 @@ class CallHandle:
         self._cancelled = False
 
     def bind(self, conn: BlockingConnection, rid: int) -> bool:
+        conn.enable_waker()
         with self._lock:
             if self._cancelled:
                 return False
@@ -129,6 +131,8 @@ class BlockingConnection:
         self._closed = False
         self._read_poll = select.poll()
         self._read_poll.register(sock, select.POLLIN)
+        self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
+        self._waker: tuple[int, int] | None = None  # pipe that interrupts the reader's poll
         self._write_poll = select.poll()
         self._write_poll.register(sock, select.POLLOUT)
 
@@ -157,7 +161,10 @@ class BlockingConnection:
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if tls is not None:
-                sock.settimeout(_remaining(deadline))
+                remaining = _remaining(deadline)
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError
+                sock.settimeout(remaining)
                 sock = tls.wrap_socket(sock, server_hostname=server_hostname or host)
         except TimeoutError as exc:
             sock.close()
@@ -191,8 +198,10 @@ class BlockingConnection:
         if isinstance(pending.error, ClosedError):
             raise ConnectError(f"the server closed the connection during the handshake: "
                                f"{pending.error}") from pending.error
-        if pending.error is not None:
+        if isinstance(pending.error, ConnectError):
             raise pending.error
+        if pending.error is not None:
+            raise ConnectError(f"handshake failed: {pending.error}") from pending.error
 
     # -- calls ----------------------------------------------------------------
 
@@ -252,7 +261,9 @@ class BlockingConnection:
             if not pending.done:
                 self.cancel(rid)
 
-    def submit(self, op: methods.Call[Any], callback: Callback) -> int:
+    def submit(
+        self, op: methods.Call[Any], callback: Callback, handle: CallHandle | None = None
+    ) -> int:
         """Send a request; ``callback`` is called from the reader thread when it completes.
 
         Returns the request id, for ``cancel``.
@@ -271,12 +282,13 @@ class BlockingConnection:
                 callback(result=value)
 
         pending = _Pending(callback=complete)
-        rid = self._start(op.method, op.args, pending, None)
+        rid = self._start(op.method, op.args, pending, None, handle)
         self._ensure_reader()
         return rid
 
     def submit_stream(
-        self, op: methods.StreamCall[Any], on_item: Callable[[Any], None], callback: Callback
+        self, op: methods.StreamCall[Any], on_item: Callable[[Any], None], callback: Callback,
+        handle: CallHandle | None = None,
     ) -> int:
         """Like ``submit``; each stream item is pushed to ``on_item`` first."""
 
@@ -284,7 +296,7 @@ class BlockingConnection:
             on_item(op.decode_item(payload))
 
         pending = _Pending(callback=callback, on_item=item)
-        rid = self._start(op.method, op.args, pending, None)
+        rid = self._start(op.method, op.args, pending, None, handle)
         self._ensure_reader()
         return rid
 
@@ -297,14 +309,13 @@ class BlockingConnection:
             if pending is not None and not pending.done:
                 self._finish(pending, callbacks, error=CallCancelled("the call was cancelled"))
                 self._wake_waiters()
+                self._wake_reader()
             data = self._proto.abandon(rid) if self._failure is None else b""
-        for run in callbacks:
-            run()
+            if data:
+                self._control.append(data)
+        _run_all(callbacks)
         if data:
-            try:
-                self._send(data, _deadline(_CLOSE_GRACE))
-            except DualioError:
-                pass
+            self._flush_control()
 
     def _start(
         self, method: str | None, args: bytes, pending: _Pending, deadline: float | None,
@@ -394,11 +405,7 @@ class BlockingConnection:
             self._wake_waiters()
         if callbacks:
             # Still holding the reader role, so callbacks run one at a time, in frame order.
-            for run in callbacks:
-                try:
-                    run()
-                except Exception:
-                    log.exception("a completion callback raised")
+            _run_all(callbacks)
             with self._cond:
                 self._reading = False
                 self._wake_waiters()
@@ -463,6 +470,23 @@ class BlockingConnection:
         except OSError:
             pass
 
+    def enable_waker(self) -> None:
+        """Let ``cancel`` interrupt a thread blocked reading (used by the async adapter,
+        whose cancelled workers must return promptly). Costs a pipe, so it is opt-in."""
+        with self._cond:
+            if self._waker is None and self._failure is None:
+                self._waker = os.pipe()
+                os.set_blocking(self._waker[0], False)
+                os.set_blocking(self._waker[1], False)
+                self._read_poll.register(self._waker[0], select.POLLIN)
+
+    def _wake_reader(self) -> None:
+        if self._waker is not None and self._reading:
+            try:
+                os.write(self._waker[1], b"!")
+            except OSError:
+                pass  # already full: the reader will wake anyway
+
     def _wake_waiters(self) -> None:
         """notify_all, skipped when no thread waits (the single-thread hot path). Holds _cond."""
         if self._sleepers:
@@ -505,6 +529,15 @@ class BlockingConnection:
                 return bool(sel.select(remaining))
         return bool(poller.poll(None if remaining is None else max(1, int(remaining * 1000) + 1)))
 
+    def _woken(self) -> bool:
+        """Drain the waker pipe; True if ``cancel`` asked the reader to look up."""
+        if self._waker is None:
+            return False
+        try:
+            return bool(os.read(self._waker[0], 4096))
+        except BlockingIOError:
+            return False
+
     def _recv(self, timeout: float | None) -> bytes | None:
         """Bytes received, ``b""`` at end of stream, None if nothing came in time."""
         deadline = _deadline(timeout)
@@ -516,46 +549,72 @@ class BlockingConnection:
                 ready = self._wait_io(selectors.EVENT_READ, deadline, self._read_poll)
             except ssl.SSLWantWriteError:
                 ready = self._wait_io(selectors.EVENT_WRITE, deadline, None)
-            if not ready:
+            if not ready or self._woken():
                 return None
 
     def _send(self, data: bytes, deadline: float | None) -> None:
+        """Write one whole frame (then any queued CANCELs), or fail the connection."""
         if not self._write_lock.acquire(blocking=False):
             remaining = _remaining(deadline)
             if not self._write_lock.acquire(timeout=-1 if remaining is None else max(remaining, 0)):
                 raise DualioTimeout("timed out waiting to write the request")
         try:
-            view: bytes | memoryview = data
-            while view:
-                try:
-                    with self._io_lock:
-                        sent = self._sock.send(view)
-                    if sent == len(view):
-                        break
-                    view = memoryview(view)[sent:]
-                    continue
-                except (BlockingIOError, ssl.SSLWantWriteError):
-                    ready = self._wait_io(selectors.EVENT_WRITE, deadline, self._write_poll)
-                except ssl.SSLWantReadError:
-                    ready = self._wait_io(selectors.EVENT_READ, deadline, None)
-                except OSError as exc:
-                    self._broken(ClosedError(f"the connection broke: {exc}"))
-                    raise self._failure or ClosedError("the connection broke") from exc
-                if not ready:
-                    if len(view) < len(data):
-                        # Half a frame is on the wire: the connection cannot be used again.
-                        self._broken(DualioTimeout("timed out in the middle of writing a frame"))
-                    raise DualioTimeout("timed out writing the request")
+            self._write_locked(data, deadline)
+            self._write_control_locked()
         finally:
             self._write_lock.release()
+
+    def _flush_control(self) -> None:
+        """Write queued CANCEL frames now if nobody is writing; else the writer will.
+
+        Never waits for the write lock, so cancelling from an event loop cannot stall it.
+        """
+        if self._write_lock.acquire(blocking=False):
+            try:
+                self._write_control_locked()
+            finally:
+                self._write_lock.release()
+
+    def _write_control_locked(self) -> None:
+        if not self._control:
+            return
+        with self._cond:
+            frames, self._control = self._control, []
+        try:
+            self._write_locked(b"".join(frames), _deadline(_CLOSE_GRACE))
+        except DualioError:
+            pass  # the connection is failed already; a CANCEL is only advice
+
+    def _write_locked(self, data: bytes, deadline: float | None) -> None:
+        """Write ``data`` whole under the write lock; on a stall mid-frame, fail the connection."""
+        view: bytes | memoryview = data
+        while view:
+            try:
+                with self._io_lock:
+                    sent = self._sock.send(view)
+                if sent == len(view):
+                    break
+                view = memoryview(view)[sent:]
+                continue
+            except (BlockingIOError, ssl.SSLWantWriteError):
+                ready = self._wait_io(selectors.EVENT_WRITE, deadline, self._write_poll)
+            except ssl.SSLWantReadError:
+                ready = self._wait_io(selectors.EVENT_READ, deadline, None)
+            except OSError as exc:
+                self._broken(ClosedError(f"the connection broke: {exc}"))
+                raise self._failure or ClosedError("the connection broke") from exc
+            if not ready:
+                if len(view) < len(data):
+                    # Half a frame is on the wire: the connection cannot be used again.
+                    self._broken(DualioTimeout("timed out in the middle of writing a frame"))
+                raise DualioTimeout("timed out writing the request")
 
     def _broken(self, failure: DualioError) -> None:
         callbacks: list[Callable[[], None]] = []
         with self._cond:
             self._fail(failure, callbacks)
             self._wake_waiters()
-        for run in callbacks:
-            run()
+        _run_all(callbacks)
 
     # -- closing --------------------------------------------------------------
 
@@ -592,6 +651,19 @@ class BlockingConnection:
         if reader is not None and reader is not threading.current_thread():
             reader.join()
         self._sock.close()
+        waker, self._waker = self._waker, None
+        if waker is not None:
+            os.close(waker[0])
+            os.close(waker[1])
+
+
+def _run_all(callbacks: list[Callable[[], None]]) -> None:
+    """Run completion callbacks; one that raises is logged and never stops the others."""
+    for run in callbacks:
+        try:
+            run()
+        except Exception:
+            log.exception("a completion callback raised")
 
 
 def _bind_item(on_item: Callable[[bytes], None], payload: bytes) -> Callable[[], None]:

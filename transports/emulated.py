@@ -184,13 +184,17 @@ class EmulatedConnection:
     # -- calls ----------------------------------------------------------------------
 
     async def call(self, op: methods.Call[T], timeout: float | None) -> T:
+        handle = CallHandle()
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
-            rid = await self._worker(functools.partial(self._conn.submit, op, done.callback))
-            return await self._await(done.wait(), timeout, lambda: self._conn.cancel(rid))
-        handle = CallHandle()
+            submit = functools.partial(self._conn.submit, op, done.callback, handle)
+            return await self._await(self._write_then_wait(submit, done), timeout, handle.cancel)
         work = functools.partial(self._conn.call, op, timeout, handle)
         return await self._await(self._run(work), timeout, handle.cancel)
+
+    async def _write_then_wait(self, submit: Callable[[], int], done: AwaitableCallback[T]) -> T:
+        await self._worker(submit)
+        return await done.wait()
 
     async def ping(self, timeout: float | None) -> float:
         handle = CallHandle()
@@ -216,13 +220,18 @@ class EmulatedConnection:
     async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
         bridge = _StreamBridge(self.loop)
         abandon: Callable[[], None]
+        handle = CallHandle()
+        abandon = handle.cancel
         if self.strategy == "callback":
-            submit = functools.partial(self._conn.submit_stream, op, bridge.item, bridge.callback)
-            rid = await self._worker(submit)
-            abandon = functools.partial(self._conn.cancel, rid)
+            submit = functools.partial(
+                self._conn.submit_stream, op, bridge.item, bridge.callback, handle
+            )
+            try:
+                await self._worker(submit)
+            except BaseException:
+                abandon()
+                raise
         else:
-            handle = CallHandle()
-            abandon = handle.cancel
 
             def pump() -> None:
                 try:

@@ -47,7 +47,9 @@ class ConnectTimeout(ConnectError, DualioTimeout):
 
 
 class ProtocolError(DualioError):
-    """The peer sent bytes that break the wire protocol; the connection is closed."""
+    """Bytes that break the wire protocol. From the peer, the connection is closed; an
+    answer that fails its own check (a blob that does not match its seed, text that is
+    not UTF-8) fails only that call."""
 
 
 class FrameTooLarge(ProtocolError):

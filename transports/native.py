@@ -341,7 +341,6 @@ class NativeConnection:
         """Say goodbye and fail waiting calls with ClosedError. Any task on the loop may close."""
         if self._closed:
             return
-        self._closed = True
         with anyio.CancelScope(shield=True):
             if self._failure is None:
                 with anyio.move_on_after(_CLOSE_GRACE):
@@ -349,6 +348,7 @@ class NativeConnection:
                         await self._write(self._proto.close(), math.inf)
                     except DualioError:
                         pass
+            self._closed = True
             self._fail(ClosedError("the connection was closed"))
             await self._stream.aclose()
 

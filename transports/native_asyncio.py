@@ -228,26 +228,32 @@ class AsyncioConnection(asyncio.Protocol):
 
     async def _roundtrip(self, method: str | None, args: bytes, timeout: float | None) -> bytes:
         future: asyncio.Future[bytes] = self._loop.create_future()
-        rid = self._send(method, args)
-        self._pending[rid] = future
         timer = None if timeout is None else self._loop.call_at(
             self._loop.time() + timeout, _expire, future, "the call timed out"
         )
+        rid = 0
         try:
-            if self._paused:
-                await self._drain()
+            if self._paused:  # backpressure: wait for the socket to drain, within the timeout
+                await self._drain(future)
+            rid = self._send(method, args)
+            self._pending[rid] = future
             return await future
         except BaseException:
-            self._abandon(rid)
+            if rid:
+                self._abandon(rid)
             raise
         finally:
             if timer is not None:
                 timer.cancel()
 
-    async def _drain(self) -> None:
-        if self._drained is None or self._drained.done():
-            self._drained = self._loop.create_future()
-        await asyncio.shield(self._drained)
+    async def _drain(self, future: asyncio.Future[bytes]) -> None:
+        """Return when writing may resume; raises what ends ``future`` first (its timeout)."""
+        while self._paused and not future.done():
+            if self._drained is None or self._drained.done():
+                self._drained = self._loop.create_future()
+            await asyncio.wait((self._drained, future), return_when=asyncio.FIRST_COMPLETED)
+        if future.done():
+            future.result()
 
     def _abandon(self, rid: int) -> None:
         self._pending.pop(rid, None)

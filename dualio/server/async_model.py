@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
 import logging
+import resource
 import socket
 import ssl
 from collections.abc import Callable
@@ -180,6 +182,36 @@ def _peer_name(transport: asyncio.BaseTransport) -> str:
     return str(peer)
 
 
+class _OneLineResourceErrors:
+    """asyncio reports every failed accept() with a traceback; out of file descriptors,
+    that is one per retry. Say it in one line, at most every few seconds."""
+
+    INTERVAL = 5.0
+
+    def __init__(self, previous: Callable[[asyncio.AbstractEventLoop, dict[str, object]], object] | None):
+        self._previous = previous
+        self._last = -self.INTERVAL
+        self._suppressed = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS,
+                                                      errno.ENOMEM):
+            now = loop.time()
+            if now - self._last < self.INTERVAL:
+                self._suppressed += 1
+                return
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            log.error("accept paused: %s (open-files soft limit %d; %d similar errors not shown)",
+                      exc.strerror, soft, self._suppressed)
+            self._last, self._suppressed = now, 0
+            return
+        if self._previous is not None:
+            self._previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+
 class AsyncServer:
     """Serve until ``stop()``; ``start()`` binds and returns the bound port."""
 
@@ -194,13 +226,14 @@ class AsyncServer:
 
     async def start(self) -> int:
         raise_fd_limit()
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(_OneLineResourceErrors(loop.get_exception_handler()))
 
         def factory() -> _Connection:
             conn = _Connection(self.config, self._connections.discard)
             self._connections.add(conn)
             return conn
 
-        loop = asyncio.get_running_loop()
         self._server = await loop.create_server(
             factory, self.config.host, self.config.port,
             backlog=self.config.backlog, reuse_address=True, ssl=self.config.tls,

@@ -36,7 +36,9 @@ class _Handler(socketserver.BaseRequestHandler):
         self.server.track(sock, True)
         try:
             if config.tls is not None:
+                self.server.track(sock, False)
                 sock = config.tls.wrap_socket(sock, server_side=True)
+                self.server.track(sock, True)
             while not proto.closing:
                 data = sock.recv(65536)
                 if not data:

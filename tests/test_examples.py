@@ -1,0 +1,126 @@
+"""Every script in examples/ runs, in a tiny configuration, and prints a table that adds up."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ServerProcess
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(script: str, *args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *args],
+        capture_output=True, text=True, timeout=timeout, cwd=EXAMPLES.parent,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def ok(script: str, *args: str) -> str:
+    result = run(script, *args)
+    assert result.returncode == 0, f"{script} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def row(out: str, pattern: str) -> re.Match[str]:
+    match = re.search(pattern, out, re.MULTILINE)
+    assert match, f"no line matching {pattern!r} in:\n{out}"
+    return match
+
+
+TOUR = ("echo(b\"hello\")", "'SLOW'", "verified", "stats()", "round trip", "all 7 methods ok")
+
+
+def test_hello_sync() -> None:
+    out = ok("hello_sync.py", "--delay", "0.01", "--words", "3", "--blob-size", "5000")
+    for text in (*TOUR, "alpha hotel oscar", "5000 bytes"):
+        assert text in out
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("transport", ["native", "emulated"])
+def test_hello_async(backend: str, transport: str) -> None:
+    out = ok("hello_async.py", "--backend", backend, "--transport", transport,
+             "--delay", "0.01", "--words", "3")
+    for text in (*TOUR, f"on {backend}", "alpha hotel oscar"):
+        assert text in out
+
+
+def test_hello_against_a_given_server(server: ServerProcess) -> None:
+    address = ("--host", server.host, "--port", str(server.port))
+    assert f"-> {server.host}:{server.port}" in ok("hello_sync.py", "--delay", "0", *address)
+    assert f"{server.host}:{server.port}" in ok("hello_async.py", "--delay", "0", *address)
+
+
+def test_wordcount() -> None:
+    out = ok("wordcount.py", "--connections", "6", "--count", "5", "--wait", "0.001")
+    assert "mode" in out and "wall s" in out
+    for mode in ("threads", "asyncio"):
+        row(out, rf"^{mode}\s+[\d.]+\s+30\s+30\s+yes\s+")
+        top = row(out, rf"^top 10 \({mode}\): (.*)$").group(1)
+        assert top.split()[0] == "alpha=6" and len(top.split()) == 5  # words 0..4 are five distinct words
+
+
+def test_wordcount_threaded_server() -> None:
+    out = ok("wordcount.py", "-n", "3", "--count", "3", "--wait", "0", "--mode", "threads",
+             "--server-model", "threaded")
+    row(out, r"^threads\s+[\d.]+\s+9\s+9\s+yes")
+    assert not re.search(r"^asyncio", out, re.MULTILINE)
+
+
+def test_echo_100ms() -> None:
+    out = ok("echo_100ms.py", "--requests", "20", "--delay", "0.02")
+    for model in ("async", "threaded"):
+        wall = float(row(out, rf"^{model}\s+([\d.]+)\s+20\s+0\s+").group(1))
+        assert wall >= 0.02
+
+
+def test_models() -> None:
+    out = ok("models.py", "--calls", "3", "--delay", "0.02", "--exponent", "2000", "--processes", "1")
+    assert "FAILED" not in out and "WRONG" not in out
+    for model in ("sequential", r"threads \(3\)", r"processes \(1\)", "asyncio"):
+        row(out, rf"^{model}\s+[\d.]+\s+[\d.]+\s+")
+    io_seq = float(row(out, r"^sequential\s+[\d.]+\s+([\d.]+)").group(1))
+    assert io_seq >= 3 * 0.02
+    row(out, r"^gevent\s+(([\d.]+\s+[\d.]+)|(-\s+-\s.*skipped))")
+
+
+def test_blob() -> None:
+    out = ok("blob.py", "--requests", "6", "--concurrency", "3", "--size", "20000")
+    for model in ("async", "threaded"):
+        for client in ("threads", "asyncio"):
+            row(out, rf"^{model}\s+{client}\s+[\d.]+\s+6\s+[\d.]+$")
+
+
+def test_emulate_vs_native() -> None:
+    out = ok("emulate_vs_native.py", "--calls", "20", "--seconds", "0.02")
+    assert "20 concurrent sleep(0.02) calls" in out
+    for mode in ("native", r"pool W=\d+ \(default executor\)", "pool W=50", "thread", "callback"):
+        row(out, rf"^{mode}\s+[\d.]+\s+[\d.]+\s+[\d.]+$")
+
+
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [
+        ("hello_sync.py", ["--words", "0"]),
+        ("hello_async.py", ["--delay", "-1"]),
+        ("hello_async.py", ["--backend", "curio"]),
+        ("wordcount.py", ["--connections", "0"]),
+        ("wordcount.py", ["--wait", "-0.5"]),
+        ("echo_100ms.py", ["--requests", "0"]),
+        ("models.py", ["--calls", "-3"]),
+        ("blob.py", ["--concurrency", "0"]),
+        ("blob.py", ["--host", "127.0.0.1"]),
+    ],
+)
+def test_bad_arguments_are_refused(script: str, args: list[str]) -> None:
+    result = run(script, *args, timeout=30.0)
+    assert result.returncode == 2
+    assert "error:" in result.stderr
