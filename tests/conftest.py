@@ -40,6 +40,17 @@ class ServerProcess:
         return self.process.returncode
 
 
+_STARTED: list[subprocess.Popen[str]] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """No server outlives the test run, even one whose test failed before stopping it."""
+    for process in _STARTED:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def start_server(*args: str, host: str = "127.0.0.1") -> ServerProcess:
     """Start ``python -m dualio serve --port 0 ARGS`` and wait for its ``listening on`` line."""
     process = subprocess.Popen(
@@ -47,6 +58,7 @@ def start_server(*args: str, host: str = "127.0.0.1") -> ServerProcess:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+    _STARTED.append(process)
     assert process.stdout is not None and process.stderr is not None
     line = process.stdout.readline()
     if not line.startswith("listening on "):

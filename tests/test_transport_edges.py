@@ -115,3 +115,15 @@ async def test_callback_timeout_covers_waiting_for_a_worker(server: ServerProces
             assert await client.echo(b"after", timeout=5) == b"after"
     finally:
         executor.shutdown()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", [("asyncio", {"use_uvloop": True})])
+async def test_native_on_uvloop(server: ServerProcess) -> None:
+    pytest.importorskip("uvloop")
+    async with AsyncClient(*server.address) as client:
+        async with anyio.create_task_group() as tg:
+            for i in range(50):
+                tg.start_soon(client.echo, str(i).encode())
+        assert await client.echo(b"uv") == b"uv"
+        assert [w async for w in client.words(3)] == ["alpha", "hotel", "oscar"]

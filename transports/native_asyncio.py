@@ -15,7 +15,7 @@ import ssl
 import time
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from transports import methods
 from transports.client_protocol import ClientProtocol, connection_error, decode_error
@@ -115,8 +115,7 @@ class AsyncioConnection(asyncio.Protocol):
     # -- protocol callbacks ---------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
 
     def data_received(self, data: bytes) -> None:
         try:
