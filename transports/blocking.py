@@ -16,7 +16,6 @@ deadline, so no call outlives its timeout.
 from __future__ import annotations
 
 import logging
-import os
 import select
 import selectors
 import socket
@@ -48,6 +47,7 @@ Callback = Callable[..., None]
 log = logging.getLogger("dualio.transport")
 _RECV_SIZE = 256 * 1024
 _CLOSE_GRACE = 1.0
+_PROMPT_CANCEL_SLICE = 0.05
 
 
 class _Pending:
@@ -82,7 +82,7 @@ class CallHandle:
         self._cancelled = False
 
     def bind(self, conn: BlockingConnection, rid: int) -> bool:
-        conn.enable_waker()
+        conn.enable_prompt_cancel()
         with self._lock:
             if self._cancelled:
                 return False
@@ -132,7 +132,7 @@ class BlockingConnection:
         self._read_poll = select.poll()
         self._read_poll.register(sock, select.POLLIN)
         self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
-        self._waker: tuple[int, int] | None = None  # pipe that interrupts the reader's poll
+        self._poll_slice: float | None = None  # see enable_prompt_cancel
         self._write_poll = select.poll()
         self._write_poll.register(sock, select.POLLOUT)
 
@@ -309,7 +309,6 @@ class BlockingConnection:
             if pending is not None and not pending.done:
                 self._finish(pending, callbacks, error=CallCancelled("the call was cancelled"))
                 self._wake_waiters()
-                self._wake_reader()
             data = self._proto.abandon(rid) if self._failure is None else b""
             if data:
                 self._control.append(data)
@@ -470,22 +469,12 @@ class BlockingConnection:
         except OSError:
             pass
 
-    def enable_waker(self) -> None:
-        """Let ``cancel`` interrupt a thread blocked reading (used by the async adapter,
-        whose cancelled workers must return promptly). Costs a pipe, so it is opt-in."""
-        with self._cond:
-            if self._waker is None and self._failure is None:
-                self._waker = os.pipe()
-                os.set_blocking(self._waker[0], False)
-                os.set_blocking(self._waker[1], False)
-                self._read_poll.register(self._waker[0], select.POLLIN)
-
-    def _wake_reader(self) -> None:
-        if self._waker is not None and self._reading:
-            try:
-                os.write(self._waker[1], b"!")
-            except OSError:
-                pass  # already full: the reader will wake anyway
+    def enable_prompt_cancel(self) -> None:
+        """A thread holding the reader role looks up every 50 ms, so a call cancelled
+        from another thread returns promptly even if the server never answers it.
+        Used by the async adapter, whose cancelled workers must not stay busy; plain
+        sync use never pays for the extra wake-ups."""
+        self._poll_slice = _PROMPT_CANCEL_SLICE
 
     def _wake_waiters(self) -> None:
         """notify_all, skipped when no thread waits (the single-thread hot path). Holds _cond."""
@@ -529,17 +518,10 @@ class BlockingConnection:
                 return bool(sel.select(remaining))
         return bool(poller.poll(None if remaining is None else max(1, int(remaining * 1000) + 1)))
 
-    def _woken(self) -> bool:
-        """Drain the waker pipe; True if ``cancel`` asked the reader to look up."""
-        if self._waker is None:
-            return False
-        try:
-            return bool(os.read(self._waker[0], 4096))
-        except BlockingIOError:
-            return False
-
     def _recv(self, timeout: float | None) -> bytes | None:
         """Bytes received, ``b""`` at end of stream, None if nothing came in time."""
+        if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
+            timeout = self._poll_slice
         deadline = _deadline(timeout)
         while True:
             try:
@@ -549,7 +531,7 @@ class BlockingConnection:
                 ready = self._wait_io(selectors.EVENT_READ, deadline, self._read_poll)
             except ssl.SSLWantWriteError:
                 ready = self._wait_io(selectors.EVENT_WRITE, deadline, None)
-            if not ready or self._woken():
+            if not ready:
                 return None
 
     def _send(self, data: bytes, deadline: float | None) -> None:
@@ -651,10 +633,6 @@ class BlockingConnection:
         if reader is not None and reader is not threading.current_thread():
             reader.join()
         self._sock.close()
-        waker, self._waker = self._waker, None
-        if waker is not None:
-            os.close(waker[0])
-            os.close(waker[1])
 
 
 def _run_all(callbacks: list[Callable[[], None]]) -> None:

@@ -13,6 +13,7 @@ the same rules:
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -60,20 +61,26 @@ class AwaitableCallback(Generic[T]):
 
     Make it on the loop thread, hand ``callback`` to any thread, then
     ``await cb.wait()``. Completion goes through the loop's thread-safe
-    scheduling (``call_soon_threadsafe`` on asyncio). If the awaiting task was
-    cancelled the completion is dropped quietly; if the loop has closed, the
-    calling thread is not troubled either.
+    scheduling (``call_soon_threadsafe`` on asyncio, the trio token's
+    ``run_sync_soon`` on trio). If the awaiting task was cancelled the
+    completion is dropped quietly; if the loop has closed, the calling thread is
+    not troubled either.
     """
 
-    __slots__ = ("_build", "_done", "_done_lock", "_event", "_loop", "_outcome")
+    __slots__ = ("_build", "_delivered", "_done", "_done_lock", "_future", "_loop", "_outcome")
 
     def __init__(self, build: Callable[..., T] = _default_result) -> None:
         self._loop = LoopHandle.current()
-        self._event = anyio.Event()
         self._outcome: _Outcome[T] = _Outcome()
         self._build = build
         self._done = False
         self._done_lock = threading.Lock()
+        self._delivered = False
+        self._future: asyncio.Future[None] | anyio.Event = (
+            # a bare future: the cheapest wake-up asyncio has
+            asyncio.get_running_loop().create_future() if self._loop.backend == "asyncio"
+            else anyio.Event()
+        )
 
     def callback(self, **kwargs: Any) -> None:
         """Complete the awaitable; callable from any thread, any number of times."""
@@ -82,16 +89,30 @@ class AwaitableCallback(Generic[T]):
                 return
             self._done = True
         _build(self._outcome, self._build, kwargs)
-        self._loop.call_soon_threadsafe(self._event.set)
+        self._loop.call_soon_threadsafe(self._deliver)
 
     __call__ = callback
 
+    def _deliver(self) -> None:
+        """On the loop thread."""
+        self._delivered = True
+        future = self._future
+        if isinstance(future, asyncio.Future):
+            if not future.done():  # the awaiting task may be cancelled, and its future with it
+                future.set_result(None)
+        else:
+            future.set()
+
     @property
     def done(self) -> bool:
-        return self._event.is_set()
+        """The completion has reached the loop."""
+        return self._delivered
 
     async def wait(self) -> T:
-        await self._event.wait()
+        if isinstance(self._future, asyncio.Future):
+            await self._future
+        else:
+            await self._future.wait()
         return self._outcome.unwrap()
 
     def __await__(self) -> Any:

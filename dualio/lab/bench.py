@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import datetime
 import platform
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -117,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         "cpus": __import__("os").cpu_count(), "quick": args.quick, "scenarios": scenarios,
     }
     raise_fd_limit()
+    # SIGTERM unwinds like Ctrl-C, so the servers this run started are stopped too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     models_wanted = ["async", "threaded"] if args.server_model == "both" else [args.server_model]
     if not any(s in BOTH_SERVER_MODELS for s in scenarios) and "async" in models_wanted:
         models_wanted = ["async"]
@@ -149,11 +152,15 @@ def run(args: argparse.Namespace) -> int:
     chart_note = report.fanout_chart(out / "fanout.png", cells) if "fanout" in scenarios else ""
     meta["goals"] = [goal.__dict__ for goal in goals]
     report.write_json(out / "results.json", cells, meta)
+    (out / "results.md").write_text(report.markdown(cells, [s for s in SCENARIOS if s in scenarios]))
     if chart_note:
         print(chart_note)
+    for cell in (c for c in cells if c.limited):
+        print(f"limit: {cell.scenario} {cell.case} {cell.mode} ({cell.server}): {cell.limited} of "
+              f"{cell.total} calls stopped: {cell.note}")
     lost = [c for c in cells if c.lost]
-    print(f"\nresults written to {out}/ (results.json" + (", fanout.png)" if "fanout" in scenarios
-                                                          and not chart_note else ")"))
+    chart = ", fanout.png" if "fanout" in scenarios and not chart_note else ""
+    print(f"\nresults written to {out}/ (results.json, results.md{chart})")
     if lost:
         print(f"\n!!! {len(lost)} measurements LOST OR MISROUTED CALLS — see the red rows:",
               file=sys.stderr)

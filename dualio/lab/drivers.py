@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from dualio.lab.limits import explain
+from dualio.lab.limits import explain, is_limit
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,15 @@ class Outcome:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     wrong: int = 0
+    limited: int = 0  # calls stopped by a machine or server limit, each with its reason
     first_error: str = ""
+    limit: str = ""
 
     def failed(self, exc: BaseException) -> None:
+        if is_limit(exc):
+            self.limited += 1
+            self.limit = self.limit or explain(exc)
+            return
         self.errors += 1
         if not self.first_error:
             self.first_error = explain(exc)
@@ -74,7 +80,11 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
     lock = threading.Lock()
     indexes = iter(range(work.total))
     count = min(work.inflight, work.total)
-    ready = threading.Barrier(count + 1)
+    # The clock starts when the barrier trips and stops at the last thread's last answer,
+    # both taken on worker threads: the main thread may get the GIL late with many threads.
+    started: list[float] = []
+    finished: list[float] = []
+    ready = threading.Barrier(count + 1, action=lambda: started.append(time.perf_counter()))
     latencies: list[list[float]] = []
 
     def worker() -> None:
@@ -89,23 +99,25 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
         try:
             ready.wait()
             for index in indexes:
-                started = time.perf_counter()
+                began = time.perf_counter()
                 try:
                     ok = call(index)
                 except Exception as exc:
                     with lock:
                         outcome.failed(exc)
                     continue
-                mine.append(time.perf_counter() - started)
+                mine.append(time.perf_counter() - began)
                 if not ok:
                     with lock:
                         outcome.wrong += 1
         except threading.BrokenBarrierError:
             pass
         finally:
+            done_at = time.perf_counter()
             close()
             with lock:
                 latencies.append(mine)
+                finished.append(done_at)
 
     threads: list[threading.Thread] = []
     try:
@@ -120,16 +132,16 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
         ready.wait(timeout=max(60.0, count / 100))
     except threading.BrokenBarrierError:
         pass
-    started = time.perf_counter()
-    deadline = started + work.timeout
+    deadline = time.perf_counter() + work.timeout
     for thread in threads:
         thread.join(max(0.0, deadline - time.perf_counter()))
-    outcome.wall = time.perf_counter() - started
+    if started and finished:
+        outcome.wall = max(finished) - started[0]
     if any(thread.is_alive() for thread in threads):
         outcome.failed(TimeoutError(f"threads still running after {work.timeout}s"))
     for mine in latencies:
         outcome.latencies.extend(mine)
-    missing = work.total - len(outcome.latencies) - outcome.errors
-    if missing > 0 and not outcome.errors:
+    missing = work.total - len(outcome.latencies) - outcome.errors - outcome.limited
+    if missing > 0 and not (outcome.errors or outcome.limited):
         outcome.failed(RuntimeError(f"{missing} calls never ran"))
     return outcome

@@ -21,6 +21,19 @@ def _root_cause(exc: BaseException) -> BaseException:
     return seen
 
 
+def is_limit(exc: BaseException) -> bool:
+    """Did a limit of the machine or of the server stop this call (not a lost answer)?"""
+    from dualio import ConnectTimeout
+
+    cause = _root_cause(exc)
+    code = getattr(cause, "errno", None)
+    return (
+        code in (errno.EMFILE, errno.ENFILE, errno.EADDRNOTAVAIL, errno.ECONNREFUSED)
+        or (isinstance(cause, RuntimeError) and "thread" in str(cause))
+        or isinstance(exc, ConnectTimeout)
+    )
+
+
 def explain(exc: BaseException) -> str:
     """``Type: message`` plus which limit was hit and how to raise it, when one was."""
     text = f"{type(exc).__name__}: {exc}"
@@ -40,4 +53,8 @@ def explain(exc: BaseException) -> str:
                 f"{_read('/proc/sys/kernel/threads-max')}): {text}")
     if code == errno.ECONNREFUSED:
         return f"connection refused (listen backlog full or server gone): {text}"
+    from dualio import ConnectTimeout
+
+    if isinstance(exc, ConnectTimeout):
+        return f"the server did not accept in time (its accept rate / backlog): {text}"
     return text

@@ -14,6 +14,7 @@ import socket
 import struct
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,7 +123,12 @@ def _nothing() -> None:
 
 
 def _run_async_client(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
-    options = mode.client_options
+    options = dict(mode.client_options)
+    shared: ThreadPoolExecutor | None = None
+    if op.per_request_connection and "max_workers" in options:
+        # One pool of W for the whole run, not one per connection.
+        shared = ThreadPoolExecutor(options.pop("max_workers"), thread_name_prefix="lab-pool")
+        options["executor"] = shared
 
     async def main() -> Outcome:
         if op.per_request_connection:
@@ -136,7 +142,11 @@ def _run_async_client(mode: Mode, host: str, port: int, work: Workload, op: Oper
         async with client:
             return await drive_async(functools.partial(op.run_async, client), work)
 
-    return _anyio_run(mode, main)
+    try:
+        return _anyio_run(mode, main)
+    finally:
+        if shared is not None:
+            shared.shutdown()
 
 
 def _run_to_thread(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:

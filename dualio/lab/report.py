@@ -14,7 +14,7 @@ COLUMNS = (
     ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),
     ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"),
     ("peak_threads", "threads"), ("peak_rss_mb", "RSS MB"), ("errors", "errors"),
-    ("wrong", "wrong"), ("note", "note"),
+    ("wrong", "wrong"), ("limited", "limited"), ("note", "note"),
 )
 
 
@@ -57,7 +57,8 @@ def print_tables(cells: Sequence[Cell], scenarios: Sequence[str]) -> None:
             table.add_column(title, justify="left" if key in ("case", "mode", "server", "note") else "right",
                              overflow="fold", max_width=48 if key == "note" else None)
         for cell, row in zip(chosen, rows(chosen), strict=True):
-            style = "bold red" if cell.lost else ("dim" if cell.skipped else None)
+            style = ("bold red" if cell.lost else "yellow" if cell.limited
+                     else "dim" if cell.skipped else None)
             table.add_row(*row, style=style)
         console.print(table)
 
@@ -104,3 +105,31 @@ def fanout_chart(path: Path, cells: Sequence[Cell]) -> str:
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return ""
+
+
+MARKDOWN_COLUMNS = (
+    ("case", "case"), ("mode", "mode"), ("server", "server"), ("wall_s", "wall s"),
+    ("model_s", "model s"), ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("p50_ms", "p50 ms"),
+    ("p99_ms", "p99 ms"), ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"),
+    ("peak_threads", "threads"), ("peak_rss_mb", "RSS MB"), ("errors", "errors"),
+    ("wrong", "wrong"), ("limited", "limited"), ("note", "note"),
+)
+
+
+def markdown(cells: Sequence[Cell], scenarios: Sequence[str]) -> str:
+    """The run's tables as Markdown, one per scenario, empty columns left out."""
+    parts: list[str] = []
+    for scenario in scenarios:
+        chosen = [c for c in cells if c.scenario == scenario]
+        if not chosen:
+            continue
+        columns = [(key, title) for key, title in MARKDOWN_COLUMNS
+                   if key in ("errors", "wrong") or any(getattr(c, key) not in (None, "") for c in chosen)]
+        parts.append(f"### {scenario}\n")
+        parts.append("| " + " | ".join(title for _, title in columns) + " |")
+        parts.append("|" + "|".join("---" for _ in columns) + "|")
+        for cell in chosen:
+            parts.append("| " + " | ".join(_text(getattr(cell, key), key).replace("|", "/")
+                                           for key, _ in columns) + " |")
+        parts.append("")
+    return "\n".join(parts)

@@ -28,6 +28,7 @@ class Cell:
     peak_rss_mb: float | None = None
     errors: int = 0
     wrong: int = 0
+    limited: int = 0
     mb_per_s: float | None = None
     kb_per_conn: float | None = None
     model_s: float | None = None
@@ -67,12 +68,15 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
     cell.peak_rss_mb = rss / 2**20
     cell.errors = outcome.errors
     cell.wrong = outcome.wrong
+    cell.limited = outcome.limited
     if payload_bytes and outcome.wall > 0:
         cell.mb_per_s = payload_bytes * len(outcome.latencies) / outcome.wall / 1e6
     if connections and rss > baseline_rss:
         cell.kb_per_conn = (rss - baseline_rss) / connections / 1024
     if outcome.first_error:
         cell.note = outcome.first_error
+    elif outcome.limit:
+        cell.note = f"LIMIT: {outcome.limit}"
     if cell.model_s:
         cell.ratio = outcome.wall / cell.model_s
     return cell
@@ -81,7 +85,7 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
 def check_server(cell: Cell, before: ServerStats, after: ServerStats, mode: Mode, work: Workload) -> None:
     """The server must have served exactly the calls made (plus the ``stats`` call before)."""
     served = after.requests_served - before.requests_served - 1
-    expected = work.total - cell.errors
+    expected = work.total - cell.errors - cell.limited
     problems = []
     if served != expected:
         problems.append(f"server served {served} calls, client expected {expected}")

@@ -33,16 +33,17 @@ class Plan:
     blob_inflight: int
     models_calls: int
     models_delay: float
+    thread_connect_cap: int  # threads that all connect at once: beyond this, GIL convoys
 
     @classmethod
     def quick(cls) -> Plan:
         return cls((10, 100, 1000), 0.05, 6.0, 1000, 5000, 100, 1000,
-                   (100, 1000), (100, 1000), 10, 0.01, 40, 20, 20, 0.1)
+                   (100, 1000), (100, 1000), 10, 0.01, 40, 20, 20, 0.1, 1000)
 
     @classmethod
     def full(cls) -> Plan:
         return cls((10, 100, 1000, 10_000), 0.1, 60.0, 5000, 50_000, 100, 5000,
-                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25)
+                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25, 2000)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,13 @@ def echo(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
                 cell = Cell("echo", f"N={n}", mode.name, server, n, n, 0.1)
                 if mode.workers:
                     cell.model_s = pool_model(n, mode.workers, 0.1)
-                yield _budgeted(Job(cell, mode, work, Upper(0.1), server, connections=n), plan)
+                job = _budgeted(Job(cell, mode, work, Upper(0.1), server, connections=n), plan)
+                if mode.family == "threads" and n > plan.thread_connect_cap and not cell.skipped:
+                    cell.skipped = True
+                    cell.note = (f"skipped: {n:,} threads connecting at once; above "
+                                 f"{plan.thread_connect_cap:,} CPython threads convoy on the GIL "
+                                 "(docs/results.md)")
+                yield job
 
 
 WORDCOUNT_MODES = ("threads", "native-asyncio", "native-trio", "emulated-callback")
@@ -144,7 +151,7 @@ def wordcount(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job
             streaming = plan.words * plan.word_wait
             work = Workload(n, n, 0.0, timeout=max(120.0, 20 * streaming))
             cell = Cell("wordcount", f"N={n}", mode.name, server, n, n, plan.word_wait)
-            if mode.family in ("threads", "native"):  # a connection per stream
+            if mode.family == "native":  # a connection per stream (threads: one each already)
                 op.per_request_connection = True
             yield Job(cell, mode, work, op, server, connections=n)
 

@@ -24,7 +24,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "dualio", "serve", "--host", self.host, "--port", "0",
-             "--model", self.model],
+             "--model", self.model, "--handshake-timeout", "60"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         assert self._process.stdout is not None
