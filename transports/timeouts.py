@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from enum import Enum
-from typing import Final, Literal
+from typing import Final
 
 
 class Unset(Enum):
@@ -17,7 +17,6 @@ class Unset(Enum):
 
 
 UNSET: Final = Unset.UNSET
-UnsetType = Literal[Unset.UNSET]
 
 
 def check_timeout(name: str, value: float | None) -> float | None:

@@ -34,7 +34,6 @@ from dualio.lab.scenarios import (
 from dualio.lab.server_process import ServerProcess, ServerProcessError
 from dualio.server.limits import raise_fd_limit
 from dualio_sync import Client, DualioError
-from transports.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,
@@ -96,10 +95,6 @@ def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan]:
             raise BenchError("--delay must be in 0..60 seconds")
         plan = dataclasses.replace(plan, fanout_delay=args.delay)
     return scenarios, modes, plan
-
-
-def _stats(client: Client) -> ServerStats:
-    return client.stats(timeout=10)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -228,7 +223,7 @@ def _run_jobs(
                     outcome = mode.run(*addresses[job.server], job.work, job.op)
                 fill(cell, outcome, peak.threads, peak.rss, baseline, job.payload_bytes,
                      job.connections)
-                check_server(cell, before, stats_client.stats(timeout=10), mode, job.work)
+                check_server(cell, before, stats_client.stats(timeout=10), job.work)
                 if isinstance(job.op, WordCount):
                     _check_words(cell, job.op)
             except Exception as exc:  # one failed cell must not lose the others

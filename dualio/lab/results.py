@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from dualio.lab.drivers import Outcome, Workload
-from dualio.lab.modes import Mode
 from transports.methods import ServerStats
 
 
@@ -82,7 +81,7 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
     return cell
 
 
-def check_server(cell: Cell, before: ServerStats, after: ServerStats, mode: Mode, work: Workload) -> None:
+def check_server(cell: Cell, before: ServerStats, after: ServerStats, work: Workload) -> None:
     """The server must have served exactly the calls made (plus the ``stats`` call before)."""
     served = after.requests_served - before.requests_served - 1
     expected = work.total - cell.errors - cell.limited
