@@ -28,7 +28,7 @@ from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from transports import methods
-from transports.client_protocol import ClientProtocol, connection_error, decode_error
+from transports.client_protocol import ClientProtocol, connection_ending, decode_error
 from transports.errors import (
     CallCancelled,
     ClosedError,
@@ -414,18 +414,12 @@ class BlockingConnection:
         for frame in frames:
             kind, rid = frame.kind, frame.id
             if rid == 0:
-                if kind is FrameKind.WELCOME:
-                    pending = self._pending.pop(0, None)
-                    if pending is not None:
-                        self._finish(pending, callbacks, result=b"")
-                    continue
-                if kind is FrameKind.CLOSE:
-                    return ClosedError("the server closed the connection")
-                error = connection_error(frame.payload)
-                pending = self._pending.pop(0, None)
-                if pending is not None:
-                    self._finish(pending, callbacks, error=error)
-                return error
+                ending = connection_ending(frame)
+                if ending is not None:
+                    return ending  # _fail hands it to every pending call, the handshake's too
+                if (pending := self._pending.pop(0, None)) is not None:
+                    self._finish(pending, callbacks, result=b"")
+                continue
             pending = self._pending.get(rid)
             if pending is None:
                 continue  # abandoned after the protocol let the frame through

@@ -15,7 +15,9 @@ from enum import Enum
 from transports import methods
 from transports.errors import (
     AuthenticationError,
+    ClosedError,
     ConnectError,
+    DualioError,
     ErrorCode,
     FrameTooLarge,
     ProtocolError,
@@ -55,6 +57,16 @@ def decode_error(payload: bytes) -> RemoteError:
         return RemoteError(ErrorCode.BAD_FRAME, "error frame without a code")
     code = ERROR_CODE.unpack_from(payload)[0]
     return RemoteError(code, payload[ERROR_CODE.size :].decode(errors="replace"))
+
+
+def connection_ending(frame: Frame) -> DualioError | None:
+    """What a frame with id 0 means to a client: None for WELCOME (the handshake is
+    done), otherwise the error that ends the whole connection (CLOSE or ERROR)."""
+    if frame.kind is FrameKind.WELCOME:
+        return None
+    if frame.kind is FrameKind.CLOSE:
+        return ClosedError("the server closed the connection")
+    return connection_error(frame.payload)
 
 
 def connection_error(payload: bytes) -> ConnectError | RemoteError:

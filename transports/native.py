@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import ByteStream
 
 from transports import methods
-from transports.client_protocol import ClientProtocol, connection_error, decode_error
+from transports.client_protocol import ClientProtocol, connection_ending, decode_error
 from transports.errors import (
     ClosedError,
     ConnectError,
@@ -296,14 +296,12 @@ class NativeConnection:
         for frame in frames:
             kind, rid = frame.kind, frame.id
             if rid == 0:
-                if kind is FrameKind.WELCOME:
-                    pending = self._pending.get(0)
-                    if pending is not None:
-                        _finish(pending)
-                    continue
-                if kind is FrameKind.CLOSE:
-                    return ClosedError("the server closed the connection")
-                return connection_error(frame.payload)
+                ending = connection_ending(frame)
+                if ending is not None:
+                    return ending
+                if (pending := self._pending.get(0)) is not None:
+                    _finish(pending)
+                continue
             pending = self._pending.get(rid)
             if pending is None:
                 continue

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import TypeVar, cast
 
 from transports import methods
-from transports.client_protocol import ClientProtocol, connection_error, decode_error
+from transports.client_protocol import ClientProtocol, connection_ending, decode_error
 from transports.errors import (
     ClosedError,
     ConnectError,
@@ -146,13 +146,12 @@ class AsyncioConnection(asyncio.Protocol):
             kind, rid = frame.kind, frame.id
             waiter = pending.get(rid)
             if rid == 0:
-                if kind is FrameKind.WELCOME:
-                    if isinstance(waiter, asyncio.Future) and not waiter.done():
-                        waiter.set_result(b"")
-                    continue
-                if kind is FrameKind.CLOSE:
-                    return ClosedError("the server closed the connection")
-                return connection_error(frame.payload)
+                ending = connection_ending(frame)
+                if ending is not None:
+                    return ending
+                if isinstance(waiter, asyncio.Future) and not waiter.done():
+                    waiter.set_result(b"")
+                continue
             if waiter is None:
                 continue
             if isinstance(waiter, _Stream):
