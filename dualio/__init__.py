@@ -1,9 +1,9 @@
 """dualio's async face: ``from dualio import AsyncClient``."""
 
 from dualio.client import AsyncClient
-from transports.callbacks import AwaitableCallback, EventedCallback
-from transports.emulate import emulate_async
-from transports.errors import (
+from transports.emulation.adapter import emulate_async
+from transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
     ClosedError,
@@ -17,7 +17,7 @@ from transports.errors import (
     RemoteError,
     UsageError,
 )
-from transports.methods import ServerStats
+from transports.wire.methods import ServerStats
 
 __all__ = [
     "AsyncClient",

@@ -7,7 +7,7 @@ import ssl
 import sys
 from collections.abc import Sequence
 
-from transports.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 max_frame_size=args.max_frame_size, handshake_timeout=args.handshake_timeout,
                 tls=_server_tls(args.tls_cert, args.tls_key),
             )
-            from transports.frames import validate_max_frame_size
+            from transports.wire.frames import validate_max_frame_size
 
             validate_max_frame_size(config.max_frame_size)
         except (ValueError, OSError) as exc:

@@ -8,27 +8,19 @@ from concurrent.futures import Executor
 from types import TracebackType
 from typing import Literal, TypeVar
 
-from transports import methods
-from transports.emulated import EmulatedConnection, Strategy
-from transports.errors import ClosedError, UsageError
-from transports.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.loop_handle import LoopHandle
-from transports.methods import ServerStats
-from transports.native import NativeConnection
-from transports.native_asyncio import AsyncioConnection
-from transports.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from transports.emulation.emulated_connection import EmulatedConnection, Strategy
+from transports.native.anyio_connection import AnyioConnection
+from transports.native.asyncio_connection import AsyncioConnection
+from transports.running_loop import LoopHandle
+from transports.wire import methods
+from transports.wire.errors import ClosedError, UsageError
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.wire.methods import ServerStats
+from transports.wire.timeouts import UNSET, Unset, check_timeout, pick_timeout
 
 T = TypeVar("T")
-ASYNCIO_FAST_PATH = True
-"""On asyncio (and uvloop) the native transport is the asyncio.Protocol fast path;
-set False to run the anyio transport there too (the tests run both)."""
-
-
-def _native_transport(backend: str) -> type[NativeConnection] | type[AsyncioConnection]:
-    return AsyncioConnection if backend == "asyncio" and ASYNCIO_FAST_PATH else NativeConnection
-
-TransportName = Literal["native", "emulated"]
-_TRANSPORTS = ("native", "emulated")
+TransportName = Literal["native", "anyio", "emulated"]
+_TRANSPORTS = ("native", "anyio", "emulated")
 
 
 class AsyncClient:
@@ -71,7 +63,7 @@ class AsyncClient:
             raise ValueError(f"max_workers must be an int >= 1, got {max_workers!r}")
         if max_workers is not None and executor is not None:
             raise ValueError("give max_workers or executor, not both")
-        if transport == "native" and (max_workers is not None or executor is not None):
+        if transport != "emulated" and (max_workers is not None or executor is not None):
             raise ValueError("max_workers and executor apply to transport='emulated' only")
         self.host = host
         self.port = port
@@ -84,7 +76,7 @@ class AsyncClient:
         self._max_frame_size = max_frame_size
         self._max_workers = max_workers
         self._executor = executor
-        self._conn: NativeConnection | AsyncioConnection | EmulatedConnection | None = None
+        self._conn: AnyioConnection | AsyncioConnection | EmulatedConnection | None = None
         self._opened = False
 
     # -- service methods ------------------------------------------------------
@@ -141,8 +133,10 @@ class AsyncClient:
             "max_frame_size": self._max_frame_size,
         }
         if self.transport == "native":
-            native = _native_transport(LoopHandle.current().backend)
+            native = AsyncioConnection if LoopHandle.current().backend == "asyncio" else AnyioConnection
             self._conn = await native.connect(self.host, self.port, **common)  # type: ignore[arg-type]
+        elif self.transport == "anyio":
+            self._conn = await AnyioConnection.connect(self.host, self.port, **common)  # type: ignore[arg-type]
         else:
             self._conn = await EmulatedConnection.connect(
                 self.host, self.port, strategy=self.emulation, max_workers=self._max_workers,
@@ -176,7 +170,7 @@ class AsyncClient:
         kind = self.transport if self.transport == "native" else f"emulated/{self.emulation}"
         return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
 
-    def _connection(self) -> NativeConnection | AsyncioConnection | EmulatedConnection:
+    def _connection(self) -> AnyioConnection | AsyncioConnection | EmulatedConnection:
         conn = self._conn
         if conn is None:
             if not self._opened:

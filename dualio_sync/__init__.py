@@ -1,7 +1,7 @@
 """dualio's blocking face: ``from dualio_sync import Client``."""
 
 from dualio_sync.client import Client
-from transports.errors import (
+from transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
     ClosedError,
@@ -15,7 +15,7 @@ from transports.errors import (
     RemoteError,
     UsageError,
 )
-from transports.methods import ServerStats
+from transports.wire.methods import ServerStats
 
 __all__ = [
     "AuthenticationError",

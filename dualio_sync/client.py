@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import TypeVar
 
-from transports import methods
-from transports.blocking import BlockingConnection
-from transports.errors import ClosedError
-from transports.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.methods import ServerStats
-from transports.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from transports.blocking.connection import BlockingConnection
+from transports.wire import methods
+from transports.wire.errors import ClosedError
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.wire.methods import ServerStats
+from transports.wire.timeouts import UNSET, Unset, check_timeout, pick_timeout
 
 T = TypeVar("T")
 
@@ -22,7 +22,7 @@ class Client:
 
     Share one ``Client`` between threads freely: calls from different threads
     are multiplexed on the connection, each answered by request id. A call that
-    times out raises :class:`~transports.errors.DualioTimeout` and leaves the
+    times out raises :class:`~transports.wire.errors.DualioTimeout` and leaves the
     connection usable; its late answer is dropped.
 
     ``timeout`` is the default for every call (``None``: wait forever); each

@@ -6,8 +6,8 @@ import socket
 import threading
 from types import TracebackType
 
-from transports.client_protocol import WELCOME
-from transports.frames import DEFAULT_MAX_FRAME_SIZE, PROTOCOL_VERSION, FrameKind, encode_frame
+from transports.wire.client_protocol import WELCOME
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, PROTOCOL_VERSION, FrameKind, encode_frame
 
 
 class BadPeer:

@@ -16,7 +16,6 @@ import anyio
 import pytest
 import trustme
 
-import dualio.client
 from dualio import (
     AsyncClient,
     ClosedError,
@@ -26,15 +25,15 @@ from dualio import (
     UsageError,
 )
 from tests.conftest import ServerProcess, start_server
-from transports.blob import blob_bytes
-from transports.errors import ErrorCode
-from transports.methods import word_at
+from transports.wire.blob import blob_bytes
+from transports.wire.errors import ErrorCode
+from transports.wire.methods import word_at
 
 pytestmark = pytest.mark.anyio
 
 MODES: dict[str, dict[str, Any]] = {
     "native": {"transport": "native"},
-    "native-anyio": {"transport": "native"},  # on asyncio: the anyio transport, not the fast path
+    "native-anyio": {"transport": "anyio"},  # on asyncio: the anyio transport, not the fast path
     "pool": {"transport": "emulated", "emulation": "pool"},
     "thread": {"transport": "emulated", "emulation": "thread"},
     "callback": {"transport": "emulated", "emulation": "callback"},
@@ -48,12 +47,10 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(params=list(MODES))
 def mode(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+    request: pytest.FixtureRequest, anyio_backend: str
 ) -> dict[str, Any]:
-    if request.param == "native-anyio":
-        if anyio_backend != "asyncio":
-            pytest.skip("on trio the native transport is the anyio one already")
-        monkeypatch.setattr(dualio.client, "ASYNCIO_FAST_PATH", False)
+    if request.param == "native-anyio" and anyio_backend != "asyncio":
+        pytest.skip("on trio the native transport is the anyio one already")
     return MODES[request.param]
 
 

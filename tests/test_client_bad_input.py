@@ -28,8 +28,8 @@ from dualio_sync import (
     ProtocolError,
 )
 from tests.conftest import ServerProcess, start_server
-from transports.client_protocol import WELCOME
-from transports.frames import (
+from transports.wire.client_protocol import WELCOME
+from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     PROTOCOL_VERSION,

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transports import errors, methods
-from transports.blob import CHUNK, blob_bytes
-from transports.errors import FrameTooLarge, ProtocolError
-from transports.frames import (
+from transports.wire import errors, methods
+from transports.wire.blob import CHUNK, blob_bytes
+from transports.wire.errors import FrameTooLarge, ProtocolError
+from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     MAX_REQUEST_ID,
     Frame,

@@ -23,11 +23,11 @@ import pytest
 import trio
 
 from tests.conftest import ServerProcess
-from transports import methods
-from transports.blocking import BlockingConnection
-from transports.callbacks import AwaitableCallback, EventedCallback
-from transports.emulate import default_workers, emulate_async, run_blocking
-from transports.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
+from transports.blocking.connection import BlockingConnection
+from transports.emulation.adapter import default_workers, emulate_async, run_blocking
+from transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from transports.wire import methods
+from transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -557,7 +557,7 @@ def test_default_workers() -> None:
 def test_emulate_keeps_the_signature_for_mypy(tmp_path: Path) -> None:
     prelude = textwrap.dedent(
         """\
-        from transports.emulate import emulate_async
+        from transports.emulation.adapter import emulate_async
 
 
         def f(a: int, *, b: str) -> float:

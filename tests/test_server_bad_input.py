@@ -18,10 +18,10 @@ import pytest
 
 from dualio_sync import AuthenticationError, Client, RemoteError
 from tests.conftest import ServerProcess, start_server
-from transports import methods
-from transports.client_protocol import HELLO, ClientProtocol, decode_error
-from transports.errors import ErrorCode
-from transports.frames import (
+from transports.wire import methods
+from transports.wire.client_protocol import HELLO, ClientProtocol, decode_error
+from transports.wire.errors import ErrorCode
+from transports.wire.frames import (
     HEADER,
     PROTOCOL_VERSION,
     Frame,

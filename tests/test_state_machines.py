@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from transports import methods
-from transports.client_protocol import (
+from transports.wire import methods
+from transports.wire.client_protocol import (
     ClientProtocol,
     State,
     connection_error,
     decode_error,
     encode_error,
 )
-from transports.errors import (
+from transports.wire.errors import (
     AuthenticationError,
     ConnectError,
     ErrorCode,
@@ -23,8 +23,8 @@ from transports.errors import (
     ProtocolError,
     RemoteError,
 )
-from transports.frames import Frame, FrameDecoder, FrameKind, encode_frame
-from transports.server_protocol import Cancel, Request, ServerProtocol
+from transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
+from transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 
 def frames(data: bytes) -> list[Frame]:

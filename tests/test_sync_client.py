@@ -13,9 +13,9 @@ import trustme
 
 from dualio_sync import Client, ClosedError, DualioTimeout, RemoteError, ServerStats
 from tests.conftest import ServerProcess, start_server
-from transports.blob import blob_bytes
-from transports.errors import ErrorCode
-from transports.methods import word_at
+from transports.wire.blob import blob_bytes
+from transports.wire.errors import ErrorCode
+from transports.wire.methods import word_at
 
 
 @pytest.fixture

@@ -11,12 +11,17 @@ from typing import Any
 import anyio
 import pytest
 
-import dualio.client
 from dualio import AsyncClient, DualioTimeout
 from dualio_sync import Client
 from tests.conftest import ServerProcess
-from transports.client_protocol import WELCOME
-from transports.frames import DEFAULT_MAX_FRAME_SIZE, PROTOCOL_VERSION, FrameDecoder, FrameKind, encode_frame
+from transports.wire.client_protocol import WELCOME
+from transports.wire.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    PROTOCOL_VERSION,
+    FrameDecoder,
+    FrameKind,
+    encode_frame,
+)
 
 
 class RecordingPeer:
@@ -66,13 +71,11 @@ def test_sync_client_says_goodbye() -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
-@pytest.mark.parametrize("options", [{"transport": "native"}, {"transport": "native", "anyio": True},
+@pytest.mark.parametrize("options", [{"transport": "native"}, {"transport": "anyio"},
                                      {"transport": "emulated"}])
 async def test_async_client_says_goodbye(
-    options: dict[str, Any], monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+    options: dict[str, Any], anyio_backend: str
 ) -> None:
-    if options.pop("anyio", False):
-        monkeypatch.setattr(dualio.client, "ASYNCIO_FAST_PATH", False)
     peer = RecordingPeer()
     async with AsyncClient(*peer.address, **options):
         pass

@@ -25,7 +25,7 @@ from dualio.lab import asyncio_peer
 from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
 from dualio.lab.operations import Echo, Operation, payload
 from dualio_sync import Client
-from transports.emulate import default_workers
+from transports.emulation.adapter import default_workers
 
 ANYIO_DEFAULT_TOKENS = 40
 

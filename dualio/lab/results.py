@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from dualio.lab.drivers import Outcome, Workload
-from transports.methods import ServerStats
+from transports.wire.methods import ServerStats
 
 
 @dataclass

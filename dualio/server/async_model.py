@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from dualio.server.limits import raise_fd_limit
 from dualio.server.service import Counters, Reply, UnknownMethod, WordStream, plan
-from transports import methods
-from transports.errors import ErrorCode
-from transports.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.server_protocol import Cancel, Request, ServerProtocol
+from transports.wire import methods
+from transports.wire.errors import ErrorCode
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 log = logging.getLogger("dualio.server")
 

@@ -10,9 +10,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from transports import methods
-from transports.blob import blob_bytes
-from transports.frames import max_payload_size
+from transports.wire import methods
+from transports.wire.blob import blob_bytes
+from transports.wire.frames import max_payload_size
 
 
 class UnknownMethod(LookupError):

@@ -13,9 +13,9 @@ import time
 from dualio.server.async_model import ServerConfig
 from dualio.server.limits import raise_fd_limit
 from dualio.server.service import Reply, UnknownMethod, WordStream, plan
-from transports import methods
-from transports.errors import ErrorCode
-from transports.server_protocol import Request, ServerProtocol
+from transports.wire import methods
+from transports.wire.errors import ErrorCode
+from transports.wire.server_protocol import Request, ServerProtocol
 
 log = logging.getLogger("dualio.server")
 

@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from typing import Any, TypeVar
 
-from transports import methods
-from transports.client_protocol import ClientProtocol, connection_ending, decode_error
-from transports.errors import (
+from transports.wire import methods
+from transports.wire.client_protocol import ClientProtocol, connection_ending, decode_error
+from transports.wire.errors import (
     CallCancelled,
     ClosedError,
     ConnectError,
@@ -38,7 +38,7 @@ from transports.errors import (
     DualioTimeout,
     ProtocolError,
 )
-from transports.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
 
 T = TypeVar("T")
 Callback = Callable[..., None]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import struct
 from enum import Enum
 
-from transports import methods
-from transports.errors import (
+from transports.wire import methods
+from transports.wire.errors import (
     AuthenticationError,
     ClosedError,
     ConnectError,
@@ -23,7 +23,7 @@ from transports.errors import (
     ProtocolError,
     RemoteError,
 )
-from transports.frames import (
+from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     MAX_REQUEST_ID,
     MIN_FRAME_LENGTH,

@@ -33,13 +33,13 @@ from typing import Any, Literal, TypeVar
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from transports import methods
-from transports.blocking import BlockingConnection, CallHandle
-from transports.callbacks import AwaitableCallback
-from transports.emulate import run_blocking, trio_default_limiter
-from transports.errors import DualioError, DualioTimeout, UsageError
-from transports.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.loop_handle import LoopHandle
+from transports.blocking.connection import BlockingConnection, CallHandle
+from transports.emulation.adapter import run_blocking, trio_default_limiter
+from transports.emulation.callbacks import AwaitableCallback
+from transports.running_loop import LoopHandle
+from transports.wire import methods
+from transports.wire.errors import DualioError, DualioTimeout, UsageError
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from transports.blob import blob_bytes
-from transports.errors import ProtocolError
+from transports.wire.blob import blob_bytes
+from transports.wire.errors import ProtocolError
 
 T = TypeVar("T")
 

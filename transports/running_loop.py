@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from transports.errors import UsageError
+from transports.wire.errors import UsageError
 
 Backend = Literal["asyncio", "trio"]
 

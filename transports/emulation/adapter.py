@@ -24,9 +24,9 @@ import anyio
 from anyio.lowlevel import RunVar
 from typing_extensions import ParamSpec, TypeVar
 
-from transports.callbacks import AwaitableCallback
-from transports.errors import UsageError
-from transports.loop_handle import LoopHandle
+from transports.emulation.callbacks import AwaitableCallback
+from transports.running_loop import LoopHandle
+from transports.wire.errors import UsageError
 
 P = ParamSpec("P")
 R = TypeVar("R")

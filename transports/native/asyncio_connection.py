@@ -1,6 +1,6 @@
 """The native transport's asyncio fast path: an ``asyncio.Protocol`` with futures.
 
-Same interface and the same guarantees as :mod:`transports.native` (which runs
+Same interface and the same guarantees as :mod:`transports.native.anyio_connection` (which runs
 on trio and on asyncio through anyio); on asyncio and uvloop this one is used
 because anyio's cancel scopes and events cost more per call than the call itself
 on loopback (docs/results.md has the numbers). Each call is one future, one
@@ -17,9 +17,10 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import TypeVar, cast
 
-from transports import methods
-from transports.client_protocol import ClientProtocol, connection_ending, decode_error
-from transports.errors import (
+from transports.running_loop import LoopHandle
+from transports.wire import methods
+from transports.wire.client_protocol import ClientProtocol, connection_ending, decode_error
+from transports.wire.errors import (
     ClosedError,
     ConnectError,
     ConnectTimeout,
@@ -27,8 +28,7 @@ from transports.errors import (
     DualioTimeout,
     ProtocolError,
 )
-from transports.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
-from transports.loop_handle import LoopHandle
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0

@@ -26,9 +26,10 @@ from typing import TypeVar
 import anyio
 from anyio.abc import ByteStream
 
-from transports import methods
-from transports.client_protocol import ClientProtocol, connection_ending, decode_error
-from transports.errors import (
+from transports.running_loop import LoopHandle
+from transports.wire import methods
+from transports.wire.client_protocol import ClientProtocol, connection_ending, decode_error
+from transports.wire.errors import (
     ClosedError,
     ConnectError,
     ConnectTimeout,
@@ -36,8 +37,7 @@ from transports.errors import (
     DualioTimeout,
     ProtocolError,
 )
-from transports.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
-from transports.loop_handle import LoopHandle
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -57,7 +57,7 @@ class _Pending:
         self.event.set()
 
 
-class NativeConnection:
+class AnyioConnection:
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
     def __init__(self, stream: ByteStream, protocol: ClientProtocol) -> None:
@@ -84,7 +84,7 @@ class NativeConnection:
         tls: ssl.SSLContext | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> NativeConnection:
+    ) -> AnyioConnection:
         protocol = ClientProtocol(token=token, max_frame_size=max_frame_size)
         deadline = math.inf if connect_timeout is None else time.monotonic() + connect_timeout
         try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from transports import methods
-from transports.client_protocol import ERROR_CODE, HELLO, WELCOME, encode_error
-from transports.errors import ErrorCode, FrameTooLarge, ProtocolError
-from transports.frames import (
+from transports.wire import methods
+from transports.wire.client_protocol import ERROR_CODE, HELLO, WELCOME, encode_error
+from transports.wire.errors import ErrorCode, FrameTooLarge, ProtocolError
+from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     PROTOCOL_VERSION,
     FrameDecoder,

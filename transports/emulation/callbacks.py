@@ -20,8 +20,8 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
-from transports.errors import DualioTimeout
-from transports.loop_handle import LoopHandle
+from transports.running_loop import LoopHandle
+from transports.wire.errors import DualioTimeout
 
 T = TypeVar("T")
 
