@@ -3,31 +3,31 @@
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator
 from concurrent.futures import Executor
 from types import TracebackType
-from typing import Literal, TypeVar
+from typing import Literal
 
+from dualio.service_methods import AsyncServiceMethods
 from transports.emulation.emulated_connection import EmulatedConnection, Strategy
+from transports.interface import AsyncTransport
 from transports.native.anyio_connection import AnyioConnection
 from transports.native.asyncio_connection import AsyncioConnection
 from transports.running_loop import LoopHandle
-from transports.wire import methods
 from transports.wire.errors import ClosedError, UsageError
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.wire.methods import ServerStats
-from transports.wire.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from transports.wire.timeouts import check_timeout
 
-T = TypeVar("T")
 TransportName = Literal["native", "anyio", "emulated"]
 _TRANSPORTS = ("native", "anyio", "emulated")
 
 
-class AsyncClient:
+class AsyncClient(AsyncServiceMethods):
     """An async client of the dualio service, on asyncio or trio.
 
     ``transport="native"`` (default) talks through non-blocking sockets on the
-    running loop. ``transport="emulated"`` drives the blocking transport from
+    running loop: the ``asyncio.Protocol`` fast path on asyncio and uvloop, the
+    anyio transport on trio. ``transport="anyio"`` uses the anyio transport on
+    either loop. ``transport="emulated"`` drives the blocking transport from
     worker threads, with ``emulation="pool" | "thread" | "callback"`` (see
     docs/architecture.md). ``max_workers`` sizes a pool of the client's own;
     ``executor`` supplies one; by default the loop's default executor is used
@@ -46,6 +46,7 @@ class AsyncClient:
         timeout: float | None = 30.0,
         connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None,
+        server_hostname: str | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         transport: TransportName = "native",
@@ -72,53 +73,13 @@ class AsyncClient:
         self.transport = transport
         self.emulation = emulation
         self._tls = tls
+        self._server_hostname = server_hostname
         self._token = token
         self._max_frame_size = max_frame_size
         self._max_workers = max_workers
         self._executor = executor
-        self._conn: AnyioConnection | AsyncioConnection | EmulatedConnection | None = None
+        self._conn: AsyncTransport | None = None
         self._opened = False
-
-    # -- service methods ------------------------------------------------------
-
-    async def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
-        """``data`` back, after ``delay`` seconds on the server."""
-        return await self._call(methods.echo(data, delay), timeout)
-
-    async def upper(self, text: str, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> str:
-        """``text`` upper-cased by the server, after ``delay`` seconds."""
-        return await self._call(methods.upper(text, delay), timeout)
-
-    async def sleep(self, seconds: float, *, timeout: float | Unset | None = UNSET) -> None:
-        """Return after the server has waited ``seconds``."""
-        return await self._call(methods.sleep(seconds), timeout)
-
-    async def blob(
-        self, size: int, *, seed: int = 0, verify: bool = True,
-        timeout: float | Unset | None = UNSET,
-    ) -> bytes:
-        """``size`` bytes derived from ``seed``, checked on arrival when ``verify``."""
-        return await self._call(methods.blob(size, seed, verify), timeout)
-
-    def words(
-        self, count: int, wait: float = 0.0, *, timeout: float | Unset | None = UNSET
-    ) -> AsyncIterator[str]:
-        """A stream of ``count`` words, one every ``wait`` seconds."""
-        return self._connection().stream(methods.words(count, wait), pick_timeout(timeout, self.timeout))
-
-    async def stats(self, *, timeout: float | Unset | None = UNSET) -> ServerStats:
-        """The server's counters."""
-        return await self._call(methods.stats(), timeout)
-
-    async def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
-        """Round-trip time to the server, in seconds."""
-        return await self._connection().ping(pick_timeout(timeout, self.timeout))
-
-    async def call(
-        self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
-    ) -> bytes:
-        """Call any method with raw argument bytes; returns the raw answer."""
-        return await self._call(methods.raw(method, payload), timeout)
 
     # -- lifetime ---------------------------------------------------------------
 
@@ -128,21 +89,24 @@ class AsyncClient:
         if self._opened:
             raise UsageError("this AsyncClient was already opened; make a new one")
         self._opened = True
-        common = {
-            "connect_timeout": self.connect_timeout, "tls": self._tls, "token": self._token,
-            "max_frame_size": self._max_frame_size,
-        }
-        if self.transport == "native":
-            native = AsyncioConnection if LoopHandle.current().backend == "asyncio" else AnyioConnection
-            self._conn = await native.connect(self.host, self.port, **common)  # type: ignore[arg-type]
-        elif self.transport == "anyio":
-            self._conn = await AnyioConnection.connect(self.host, self.port, **common)  # type: ignore[arg-type]
-        else:
-            self._conn = await EmulatedConnection.connect(
-                self.host, self.port, strategy=self.emulation, max_workers=self._max_workers,
-                executor=self._executor, **common,  # type: ignore[arg-type]
-            )
+        self._conn = await self._connect(LoopHandle.current().backend)
         return self
+
+    async def _connect(self, backend: str) -> AsyncTransport:
+        host, port = self.host, self.port
+        if self.transport == "emulated":
+            return await EmulatedConnection.connect(
+                host, port, strategy=self.emulation, max_workers=self._max_workers,
+                executor=self._executor, connect_timeout=self.connect_timeout, tls=self._tls,
+                server_hostname=self._server_hostname, token=self._token,
+                max_frame_size=self._max_frame_size,
+            )
+        native = AsyncioConnection if self.transport == "native" and backend == "asyncio" else AnyioConnection
+        return await native.connect(
+            host, port, connect_timeout=self.connect_timeout, tls=self._tls,
+            server_hostname=self._server_hostname, token=self._token,
+            max_frame_size=self._max_frame_size,
+        )
 
     @property
     def closed(self) -> bool:
@@ -170,7 +134,7 @@ class AsyncClient:
         kind = self.transport if self.transport == "native" else f"emulated/{self.emulation}"
         return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
 
-    def _connection(self) -> AnyioConnection | AsyncioConnection | EmulatedConnection:
+    def _live_transport(self) -> AsyncTransport:
         conn = self._conn
         if conn is None:
             if not self._opened:
@@ -179,6 +143,3 @@ class AsyncClient:
         if not conn.loop.is_current():
             raise UsageError("this AsyncClient belongs to another event loop (or none is running)")
         return conn
-
-    async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        return await self._connection().call(op, pick_timeout(timeout, self.timeout))

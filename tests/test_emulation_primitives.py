@@ -615,8 +615,8 @@ def _reader_threads() -> set[threading.Thread]:
 
 def test_submit_calls_back_with_the_result(conn: BlockingConnection) -> None:
     cb: EventedCallback[bytes] = EventedCallback()
-    rid = conn.submit(methods.echo(b"x", 0.0), cb)
-    assert isinstance(rid, int) and rid > 0
+    call = conn.submit(methods.echo(b"x", 0.0), cb)
+    assert call.id > 0
     assert cb.wait(10) == b"x"
 
 
@@ -674,10 +674,10 @@ def test_cancel_fails_the_callback_promptly_and_the_connection_goes_on(
     conn: BlockingConnection,
 ) -> None:
     cb: EventedCallback[None] = EventedCallback()
-    rid = conn.submit(methods.sleep(1.0), cb)
+    call = conn.submit(methods.sleep(1.0), cb)
     time.sleep(0.05)
     started = time.monotonic()
-    conn.cancel(rid)
+    conn.cancel(call)
     with pytest.raises(CallCancelled):
         cb.wait(0.5)
     assert time.monotonic() - started < 0.5
@@ -686,7 +686,7 @@ def test_cancel_fails_the_callback_promptly_and_the_connection_goes_on(
     assert after.wait(10) == b"after"
     assert conn.call(methods.echo(b"blocking", 0.0), timeout=10) == b"blocking"
     # cancelling again, or an id that is done, is harmless
-    conn.cancel(rid)
+    conn.cancel(call)
 
 
 def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProcess) -> None:

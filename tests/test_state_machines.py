@@ -1,4 +1,4 @@
-"""ClientProtocol and ServerProtocol as pure state machines, wired to each other in memory."""
+"""The client's call table and ServerProtocol as pure state machines, wired to each other in memory."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from transports.wire import methods
+from transports.wire.calls import CallKind, CallState, CallTable
 from transports.wire.client_protocol import (
     ClientProtocol,
     State,
@@ -17,6 +18,7 @@ from transports.wire.client_protocol import (
 )
 from transports.wire.errors import (
     AuthenticationError,
+    ClosedError,
     ConnectError,
     ErrorCode,
     FrameTooLarge,
@@ -25,6 +27,9 @@ from transports.wire.errors import (
 )
 from transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
 from transports.wire.server_protocol import Cancel, Request, ServerProtocol
+
+Table = CallTable[None]
+Call = CallState[None]
 
 
 def frames(data: bytes) -> list[Frame]:
@@ -42,48 +47,61 @@ def connection_refusal(server: ServerProtocol) -> RemoteError:
     return decode_error(frame.payload)
 
 
-def connected(token: str | None = None, **server_kw: int) -> tuple[ClientProtocol, ServerProtocol]:
-    client = ClientProtocol(token=token)
+def connected(token: str | None = None, **server_kw: int) -> tuple[Table, ServerProtocol]:
+    client: Table = CallTable(token=token)
     server = ServerProtocol(token=token, **server_kw)
     assert server.receive(client.hello()) == []
-    delivered = client.receive(server.take_output())
-    assert [f.kind for f in delivered] == [FrameKind.WELCOME]
-    assert client.state is State.OPEN and server.handshaken
+    assert client.receive(server.take_output()) is None
+    assert client.handshake.done and client.handshake.error is None
+    assert client.protocol.state is State.OPEN and server.handshaken
     return client, server
 
 
-def send(
-    client: ClientProtocol, server: ServerProtocol, op: methods.Call[Any] | methods.StreamCall[Any]
-) -> Request:
-    rid, data = client.request(op.method, op.args)
+def start(
+    client: Table, server: ServerProtocol, op: methods.Call[Any] | methods.StreamCall[Any]
+) -> tuple[Call, Request]:
+    kind = CallKind.STREAM if isinstance(op, methods.StreamCall) else CallKind.UNARY
+    call, data = client.start(kind, op.method, op.args)
     (event,) = server.receive(data)
-    assert event == Request(rid, op.method, op.args)
-    return event
+    assert event == Request(call.id, op.method, op.args)
+    return call, event
+
+
+def send(
+    client: Table, server: ServerProtocol, op: methods.Call[Any] | methods.StreamCall[Any]
+) -> Request:
+    return start(client, server, op)[1]
 
 
 # -- handshake -------------------------------------------------------------------
 
 def test_handshake_ok_and_server_max_is_learned() -> None:
     client, server = connected(token="s3cret", max_frame_size=4096)
-    assert client.server_max_frame_size == 4096
+    assert client.protocol.server_max_frame_size == 4096
     assert not server.closing and server.take_output() == b""
     with pytest.raises(FrameTooLarge):
-        client.request("echo", b"x" * 4096)
+        client.start(CallKind.UNARY, "echo", b"x" * 4096)
     assert client.in_flight == 0
 
 
 @pytest.mark.parametrize("client_token", [None, "", "wrong", "s3cre", "s3cret!"])
 def test_wrong_or_missing_token_is_unauthorized(client_token: str | None) -> None:
-    client = ClientProtocol(token=client_token)
+    client: Table = CallTable(token=client_token)
     server = ServerProtocol(token="s3cret")
     assert server.receive(client.hello()) == []
     assert not server.handshaken
     assert server.closing
-    (frame,) = client.receive(server.take_output())
+    refusal = server.take_output()
+    (frame,) = frames(refusal)
     assert (frame.kind, frame.id) == (FrameKind.ERROR, 0)
     assert decode_error(frame.payload).code == ErrorCode.UNAUTHORIZED
     assert isinstance(connection_error(frame.payload), AuthenticationError)
-    assert client.state is State.HANDSHAKING
+    failure = client.receive(refusal)
+    assert isinstance(failure, AuthenticationError)
+    assert client.handshake.done and client.handshake.error is failure
+    with pytest.raises(AuthenticationError):
+        client.handshake_outcome()
+    assert client.protocol.state is State.HANDSHAKING
     # once closing, the server ignores everything
     assert server.receive(client.hello() + encode_frame(FrameKind.PING, 1)) == []
     assert server.take_output() == b""
@@ -103,9 +121,13 @@ def test_version_mismatch() -> None:
     payload = encode_error(0, error.code, error.message)[9:]
     converted = connection_error(payload)
     assert isinstance(converted, ConnectError) and not isinstance(converted, AuthenticationError)
-    client = ClientProtocol()
     with pytest.raises(ProtocolError):
-        client.receive(encode_frame(FrameKind.WELCOME, 0, struct.pack(">HI", 2, 65536)))
+        ClientProtocol().welcome(struct.pack(">HI", 2, 65536))
+    client: Table = CallTable()
+    failure = client.receive(encode_frame(FrameKind.WELCOME, 0, struct.pack(">HI", 2, 65536)))
+    assert isinstance(failure, ProtocolError)
+    with pytest.raises(ConnectError, match="handshake failed"):
+        client.handshake_outcome()
 
 
 @pytest.mark.parametrize("payload", [b"", b"\x00"])
@@ -183,38 +205,39 @@ def test_bad_request_payload_is_a_request_level_error() -> None:
 
 def test_request_response_round_trip() -> None:
     client, server = connected()
-    event = send(client, server, methods.echo(b"hello", 0.25))
+    call, event = start(client, server, methods.echo(b"hello", 0.25))
     assert methods.parse_delay_and_body("echo", event.args) == (0.25, b"hello")
-    assert client.in_flight == 1 and event.id in server.open_ids
-    delivered = client.receive(server.respond(event.id, b"hello"))
-    assert delivered == [Frame(FrameKind.RESPONSE, event.id, b"hello")]
+    assert client.in_flight == 1 and event.id in server.open_ids and not call.done
+    assert client.receive(server.respond(event.id, b"hello")) is None
+    assert call.done and call.outcome() == b"hello"
     assert client.in_flight == 0 and event.id not in server.open_ids
 
 
 def test_oversize_response_becomes_frame_too_large_error() -> None:
     client, server = connected(max_frame_size=1024)
-    event = send(client, server, methods.blob(2000, 1, True))
-    (frame,) = client.receive(server.respond(event.id, b"x" * 2000))
-    assert (frame.kind, frame.id) == (FrameKind.ERROR, event.id)
-    assert decode_error(frame.payload).code == ErrorCode.FRAME_TOO_LARGE
+    call, event = start(client, server, methods.blob(2000, 1, True))
+    assert client.receive(server.respond(event.id, b"x" * 2000)) is None
+    assert isinstance(call.error, RemoteError) and call.error.code == ErrorCode.FRAME_TOO_LARGE
 
 
 def test_stream_round_trip() -> None:
     client, server = connected()
-    event = send(client, server, methods.words(3, 0))
+    call, event = start(client, server, methods.words(3, 0))
     data = b"".join(server.stream_item(event.id, methods.word_at(i).encode()) for i in range(3))
-    items = client.receive(data)
-    assert [f.payload for f in items] == [b"alpha", b"hotel", b"oscar"]
+    assert client.receive(data) is None
+    assert list(call.items or ()) == [b"alpha", b"hotel", b"oscar"] and not call.done
     assert client.in_flight == 1
-    assert client.receive(server.stream_end(event.id)) == [Frame(FrameKind.STREAM_END, event.id)]
+    assert client.receive(server.stream_end(event.id)) is None
+    assert call.done and call.error is None
     assert client.in_flight == 0
 
 
 def test_ping_pong() -> None:
     client, server = connected()
-    rid, data = client.ping()
+    call, data = client.start(CallKind.PING, "ping", b"")
     assert server.receive(data) == []
-    assert client.receive(server.take_output()) == [Frame(FrameKind.PONG, rid)]
+    assert client.receive(server.take_output()) is None
+    assert call.done and call.outcome() == b""
     assert client.in_flight == 0
     server.receive(encode_frame(FrameKind.PING, 7, b"\x01\x02"))
     assert frames(server.take_output()) == [Frame(FrameKind.PONG, 7, b"\x01\x02")]
@@ -229,51 +252,50 @@ def test_ping_with_an_open_request_id_is_a_connection_error() -> None:
 
 def test_cancel_open_and_unknown_ids() -> None:
     client, server = connected()
-    event = send(client, server, methods.sleep(1))
+    call, event = start(client, server, methods.sleep(1))
     assert server.receive(encode_frame(FrameKind.CANCEL, event.id + 1)) == []
-    assert server.receive(client.abandon(event.id)) == [Cancel(event.id)]
+    assert server.receive(client.give_up(call)) == [Cancel(event.id)]
     assert server.take_output() == b"" and not server.closing
 
 
 def test_abandon_drops_frames_until_final_then_id_is_reusable() -> None:
     client, server = connected()
-    event = send(client, server, methods.words(5, 1))
+    call, event = start(client, server, methods.words(5, 1))
     rid = event.id
-    cancel = client.abandon(rid)
+    cancel = client.give_up(call)
     assert frames(cancel) == [Frame(FrameKind.CANCEL, rid)]
-    assert client.abandon(rid) == b""
-    assert client.abandon(rid + 100) == b""
+    assert client.give_up(call) == b""
     assert server.receive(cancel) == [Cancel(rid)]
     late = server.stream_item(rid, b"alpha") + server.fail(rid, ErrorCode.CANCELLED, "cancelled")
-    assert client.receive(late) == []
+    assert client.receive(late) is None
     assert client.dropped == 2 and client.in_flight == 0
-    with pytest.raises(ProtocolError):
-        client.receive(server.respond(rid, b""))
     client._next_id = rid  # white box: make the allocator try the freed id next
-    reused, _ = client.request("stats", b"")
-    assert reused == rid
-    assert client.receive(server.respond(rid, b"{}")) == [Frame(FrameKind.RESPONSE, rid, b"{}")]
+    reused, _ = client.start(CallKind.UNARY, "stats", b"")
+    assert reused.id == rid
+    assert client.receive(server.respond(rid, b"{}")) is None
+    assert reused.outcome() == b"{}"
+    assert isinstance(client.receive(server.respond(rid, b"")), ProtocolError)
 
 
 def test_open_id_is_never_handed_out_again() -> None:
     client, _ = connected()
-    rid, _ = client.request("stats", b"")
-    client.abandon(rid)
-    client._next_id = rid  # white box: the allocator must skip the still-open id
-    other, _ = client.request("stats", b"")
-    assert other != rid and other != 0
+    call, _ = client.start(CallKind.UNARY, "stats", b"")
+    client.give_up(call)
+    client._next_id = call.id  # white box: the allocator must skip the still-open id
+    other, _ = client.start(CallKind.UNARY, "stats", b"")
+    assert other.id != call.id and other.id != 0
 
 
 def test_client_close_and_server_goodbye() -> None:
     client, server = connected()
     data = client.close()
     assert frames(data) == [Frame(FrameKind.CLOSE, 0)]
-    assert client.state is State.CLOSED and client.close() == b""
+    assert client.protocol.state is State.CLOSED and client.close() == b""
     assert server.receive(data) == []
     assert server.closing and server.close_reason == "client closed"
     assert server.take_output() == b""
     client2, server2 = connected()
-    assert client2.receive(server2.goodbye()) == [Frame(FrameKind.CLOSE, 0)]
+    assert isinstance(client2.receive(server2.goodbye()), ClosedError)
     assert server2.closing
 
 
@@ -292,24 +314,25 @@ def test_client_close_and_server_goodbye() -> None:
 )
 def test_client_protocol_errors(data: bytes) -> None:
     client, _ = connected()
-    with pytest.raises(ProtocolError):
-        client.receive(data)
+    assert isinstance(client.receive(data), ProtocolError)
+    assert client.closed
 
 
 def test_client_refuses_request_frames_before_welcome() -> None:
-    client = ClientProtocol()
-    with pytest.raises(ProtocolError):
-        client.receive(encode_frame(FrameKind.RESPONSE, 1))
+    client: Table = CallTable()
+    assert isinstance(client.receive(encode_frame(FrameKind.RESPONSE, 1)), ProtocolError)
+    with pytest.raises(ConnectError):
+        client.handshake_outcome()
 
 
 def test_client_enforces_its_own_maximum() -> None:
-    client = ClientProtocol(max_frame_size=1024)
+    client: Table = CallTable(max_frame_size=1024)
     server = ServerProtocol()
     server.receive(client.hello())
     client.receive(server.take_output())
-    event = send(client, server, methods.blob(2000, 1, True))
-    with pytest.raises(FrameTooLarge):
-        client.receive(server.respond(event.id, b"x" * 2000))
+    call, event = start(client, server, methods.blob(2000, 1, True))
+    assert isinstance(client.receive(server.respond(event.id, b"x" * 2000)), FrameTooLarge)
+    assert isinstance(call.error, FrameTooLarge)
 
 
 def test_error_payload_decoding() -> None:

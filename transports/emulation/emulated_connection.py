@@ -37,7 +37,7 @@ from transports.blocking.connection import BlockingConnection, CallHandle
 from transports.emulation.adapter import run_blocking, trio_default_limiter
 from transports.emulation.callbacks import AwaitableCallback
 from transports.running_loop import LoopHandle
-from transports.wire import methods
+from transports.wire import calls, methods
 from transports.wire.errors import DualioError, DualioTimeout, UsageError
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
@@ -109,6 +109,7 @@ class EmulatedConnection:
         executor: Executor | None = None,
         connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None,
+        server_hostname: str | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
     ) -> EmulatedConnection:
@@ -128,7 +129,7 @@ class EmulatedConnection:
                 limiter = anyio.CapacityLimiter(max_workers)
         connect = functools.partial(
             BlockingConnection.connect, host, port, connect_timeout=connect_timeout,
-            tls=tls, token=token, max_frame_size=max_frame_size,
+            tls=tls, server_hostname=server_hostname, token=token, max_frame_size=max_frame_size,
         )
         try:
             conn = await run_blocking(connect, executor=executor, limiter=limiter)
@@ -192,7 +193,7 @@ class EmulatedConnection:
         work = functools.partial(self._conn.call, op, timeout, handle)
         return await self._await(self._run(work), timeout, handle.cancel)
 
-    async def _write_then_wait(self, submit: Callable[[], int], done: AwaitableCallback[T]) -> T:
+    async def _write_then_wait(self, submit: Callable[[], object], done: AwaitableCallback[T]) -> T:
         await self._worker(submit)
         return await done.wait()
 
@@ -215,7 +216,7 @@ class EmulatedConnection:
             raise
         except TimeoutError:
             abandon()
-            raise DualioTimeout("the call timed out") from None
+            raise calls.call_timeout() from None
         except BaseException:
             abandon()
             raise
@@ -296,7 +297,7 @@ class EmulatedConnection:
                     raise bridge.error from None
                 return
             except TimeoutError:
-                raise DualioTimeout(f"no stream item within {timeout}s") from None
+                raise calls.item_timeout(timeout) from None
             yield value
 
     # -- closing --------------------------------------------------------------------

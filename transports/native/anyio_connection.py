@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import ssl
 import time
-from collections import deque
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
@@ -27,51 +26,38 @@ import anyio
 from anyio.abc import ByteStream
 
 from transports.running_loop import LoopHandle
-from transports.wire import methods
-from transports.wire.client_protocol import ClientProtocol, connection_ending, decode_error
-from transports.wire.errors import (
-    ClosedError,
-    ConnectError,
-    ConnectTimeout,
-    DualioError,
-    DualioTimeout,
-    ProtocolError,
-)
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
+from transports.wire import calls, methods
+from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
+from transports.wire.errors import DualioError, DualioTimeout
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
+Call = CallState[anyio.Event]
 
 
-class _Pending:
-    __slots__ = ("done", "error", "event", "items", "result")
-
-    def __init__(self) -> None:
-        self.event = anyio.Event()  # set on completion, on a new item, or to pass the reader role
-        self.done = False
-        self.result: bytes | None = None
-        self.error: DualioError | None = None
-        self.items: deque[bytes] = deque()
-
-    def wake(self) -> None:
-        self.event.set()
+def _wake(call: Call) -> None:
+    if call.waiter is not None:
+        call.waiter.set()
 
 
 class AnyioConnection:
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
-    def __init__(self, stream: ByteStream, protocol: ClientProtocol) -> None:
+    def __init__(
+        self, stream: ByteStream, *, token: str | None = None,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+    ) -> None:
         self._stream = stream
-        self._proto = protocol
-        self._pending: dict[int, _Pending] = {}
+        self._table: CallTable[anyio.Event] = CallTable(
+            token=token, max_frame_size=max_frame_size, wake=_wake
+        )
         self._write_lock = anyio.Lock()
-        self._failure: DualioError | None = None
-        self._closed = False
         self._outbox: list[bytes] = []
         self._queued = 0  # frames ever queued ...
         self._sent = 0  # ... and how many of them are on the wire
         self._reading = False
-        self._waiters: dict[_Pending, None] = {}  # ordered: the next reader is the first
+        self._waiters: dict[Call, None] = {}  # ordered: the next reader is the first
         self.loop = LoopHandle.current()
 
     @classmethod
@@ -82,11 +68,12 @@ class AnyioConnection:
         *,
         connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None,
+        server_hostname: str | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
     ) -> AnyioConnection:
-        protocol = ClientProtocol(token=token, max_frame_size=max_frame_size)
-        deadline = math.inf if connect_timeout is None else time.monotonic() + connect_timeout
+        validate_max_frame_size(max_frame_size)
+        until = deadline(connect_timeout)
         try:
             with anyio.fail_after(connect_timeout):
                 stream: ByteStream
@@ -94,115 +81,86 @@ class AnyioConnection:
                     stream = await anyio.connect_tcp(host, port)
                 else:
                     stream = await anyio.connect_tcp(
-                        host, port, ssl_context=tls, tls_standard_compatible=False
+                        host, port, ssl_context=tls, tls_hostname=server_hostname or host,
+                        tls_standard_compatible=False,
                     )
-        except TimeoutError as exc:
-            raise ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
         except (OSError, ssl.SSLError) as exc:
-            raise ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
-        conn = cls(stream, protocol)
+            raise calls.connect_failed(host, port, exc) from exc
+        conn = cls(stream, token=token, max_frame_size=max_frame_size)
         try:
-            await conn._start(deadline)
+            await conn._handshake(until)
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await conn.aclose()
             raise
         return conn
 
-    async def _start(self, deadline: float) -> None:
-        pending = _Pending()
-        self._pending[0] = pending
+    async def _handshake(self, until: float) -> None:
         try:
-            await self._write(self._proto.hello(), deadline)
-            await self._wait(pending, deadline, want_item=False)
-        except DualioTimeout as exc:
-            raise ConnectTimeout("the server did not answer the handshake in time") from exc
-        finally:
-            self._pending.pop(0, None)
-        if pending.error is not None:
-            if isinstance(pending.error, ConnectError):
-                raise pending.error
-            raise ConnectError(f"handshake failed: {pending.error}") from pending.error
+            await self._write(self._table.hello(), until)
+            await self._wait(self._table.handshake, until, want_item=False)
+        except DualioError as exc:
+            raise calls.handshake_failed(exc) from exc
+        self._table.handshake_outcome()
 
     # -- calls --------------------------------------------------------------------
 
     async def call(self, op: methods.Call[T], timeout: float | None) -> T:
-        pending = _Pending()
-        await self._roundtrip(op.method, op.args, pending, timeout)
-        assert pending.result is not None
-        return op.decode(pending.result)
+        call = await self._roundtrip(CallKind.UNARY, op.method, op.args, timeout)
+        return op.decode(call.outcome())
 
     async def ping(self, timeout: float | None) -> float:
-        pending = _Pending()
         started = time.perf_counter()
-        await self._roundtrip(None, b"", pending, timeout)
+        call = await self._roundtrip(CallKind.PING, "ping", b"", timeout)
+        call.outcome()
         return time.perf_counter() - started
 
     async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
-        pending = _Pending()
-        rid = await self._send_request(op.method, op.args, pending, _deadline(timeout))
+        call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout))
         try:
             while True:
-                try:
-                    await self._wait(pending, _deadline(timeout), want_item=True)
-                except DualioTimeout:
-                    raise DualioTimeout(f"no stream item within {timeout}s") from None
-                while pending.items:
-                    yield op.decode_item(pending.items.popleft())
-                if pending.done:
-                    if pending.error is not None:
-                        raise pending.error
+                item = call.next_item()
+                if item is Next.WAIT:
+                    try:
+                        await self._wait(call, deadline(timeout), want_item=True)
+                    except DualioTimeout:
+                        raise calls.item_timeout(timeout) from None
+                elif item is Next.END:
                     return
+                else:
+                    yield op.decode_item(item)
         finally:
-            if not pending.done:
-                await self._abandon(rid)
+            await self._give_up(call)
 
     async def _roundtrip(
-        self, method: str | None, args: bytes, pending: _Pending, timeout: float | None
-    ) -> None:
-        deadline = _deadline(timeout)
-        rid = await self._send_request(method, args, pending, deadline)
+        self, kind: CallKind, method: str, args: bytes, timeout: float | None
+    ) -> Call:
+        until = deadline(timeout)
+        call = await self._send_request(kind, method, args, until)
         try:
-            await self._wait(pending, deadline, want_item=False)
+            await self._wait(call, until, want_item=False)
         except BaseException:
-            await self._abandon(rid)
+            await self._give_up(call)
             raise
-        if pending.error is not None:
-            raise pending.error
+        return call
 
-    async def _send_request(
-        self, method: str | None, args: bytes, pending: _Pending, deadline: float
-    ) -> int:
-        self._check_usable()
-        if method is None:
-            rid, data = self._proto.ping()
-        else:
-            rid, data = self._proto.request(method, args)
-        self._pending[rid] = pending
+    async def _send_request(self, kind: CallKind, method: str, args: bytes, until: float) -> Call:
+        call, data = self._table.start(kind, method, args)
         try:
-            await self._write(data, deadline)
+            await self._write(data, until)
         except BaseException:
-            self._pending.pop(rid, None)
-            if self._failure is not None:
-                self._proto.release(rid)
+            if self._table.failure is not None:
+                self._table.release(call)
             else:  # the frame may still go out with a later batch: abandon, never reuse
-                self._queue(self._proto.abandon(rid))
+                self._queue(self._table.give_up(call))
             raise
-        return rid
+        return call
 
-    async def _abandon(self, rid: int) -> None:
-        self._pending.pop(rid, None)
-        if self._failure is None and not self._closed:
-            data = self._proto.abandon(rid)
-            if data:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
-                    await self._write(data, math.inf)
-
-    def _check_usable(self) -> None:
-        if self._failure is not None:
-            raise ClosedError(f"the connection is closed: {self._failure}") from self._failure
-        if self._closed:
-            raise ClosedError("the connection is closed")
+    async def _give_up(self, call: Call) -> None:
+        data = self._table.give_up(call)
+        if data:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+                await self._write(data, math.inf)
 
     def _queue(self, data: bytes) -> int:
         if data:
@@ -210,7 +168,7 @@ class AnyioConnection:
             self._queued += 1
         return self._queued
 
-    async def _write(self, data: bytes, deadline: float) -> None:
+    async def _write(self, data: bytes, until: float) -> None:
         """Put one whole frame on the wire, or fail the connection: never half a frame.
 
         Frames queued by callers that wait for the lock meanwhile go out together
@@ -220,40 +178,39 @@ class AnyioConnection:
         try:
             self._write_lock.acquire_nowait()
         except anyio.WouldBlock:
-            remaining = None if deadline == math.inf else deadline - time.monotonic()
-            with anyio.move_on_after(remaining) as waiting:
+            with anyio.move_on_after(calls.remaining(until)) as waiting:
                 await self._write_lock.acquire()
             if waiting.cancelled_caught:
-                raise DualioTimeout("timed out waiting to write the request") from None
+                raise calls.write_lock_timeout() from None
         try:
             if self._sent >= ticket:
                 return
-            self._check_usable()
+            if self._table.failure is not None:
+                self._table.check_usable()
             batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
             self._outbox.clear()
             upto = self._queued
             with anyio.CancelScope(shield=True) as writing:
-                if deadline != math.inf:
-                    writing.deadline = anyio.current_time() + max(deadline - time.monotonic(), 0)
+                if until != math.inf:
+                    writing.deadline = anyio.current_time() + max(until - time.monotonic(), 0)
                 await self._stream.send(batch)
             if writing.cancelled_caught:
-                self._fail(DualioTimeout("timed out in the middle of writing a frame"))
-                raise DualioTimeout("timed out writing the request")
+                self._table.fail(calls.torn_write())
+                raise calls.write_timeout()
             self._sent = upto
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            self._fail(ClosedError(f"the connection broke: {exc}"))
-            raise self._failure or ClosedError("the connection broke") from exc
+            raise self._table.fail(calls.broken(exc)) from exc
         finally:
             self._write_lock.release()
 
     # -- reading ------------------------------------------------------------------
 
-    async def _wait(self, pending: _Pending, deadline: float, want_item: bool) -> None:
-        """Return when ``pending`` is done (or has an item); read while nobody else does."""
-        remaining = None if deadline == math.inf else max(deadline - time.monotonic(), 0)
+    async def _wait(self, call: Call, until: float, want_item: bool) -> None:
+        """Return when ``call`` is done (or has an item); read while nobody else does."""
+        left = calls.remaining(until)
         try:
-            with anyio.fail_after(remaining):
-                while not (pending.done or (want_item and pending.items)):
+            with anyio.fail_after(None if left is None else max(left, 0)):
+                while not (call.done or (want_item and call.items)):
                     if not self._reading:
                         self._reading = True
                         try:
@@ -261,100 +218,52 @@ class AnyioConnection:
                         finally:
                             self._reading = False
                         continue
-                    pending.event = anyio.Event()
-                    self._waiters[pending] = None
+                    call.waiter = anyio.Event()
+                    self._waiters[call] = None
                     try:
-                        await pending.event.wait()
+                        await call.waiter.wait()
                     finally:
-                        self._waiters.pop(pending, None)
+                        self._waiters.pop(call, None)
         except TimeoutError:
-            raise DualioTimeout("the call timed out") from None
+            raise calls.call_timeout() from None
         finally:
             self._pass_reader_role()
 
     def _pass_reader_role(self) -> None:
         if not self._reading and self._waiters:
-            next(iter(self._waiters)).wake()
+            _wake(next(iter(self._waiters)))
 
     async def _read_some(self) -> None:
-        failure: DualioError | None = None
         try:
             data = await self._stream.receive()
-            failure = self._dispatch(self._proto.receive(data))
         except anyio.EndOfStream:
-            failure = ClosedError("the server closed the connection")
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            failure = ClosedError(f"the connection broke: {exc}")
-        except ssl.SSLError as exc:
-            failure = ClosedError(f"TLS failure: {exc}")
-        except ProtocolError as exc:
-            failure = exc
-        if failure is not None:
-            self._fail(failure)
-
-    def _dispatch(self, frames: list[Frame]) -> DualioError | None:
-        for frame in frames:
-            kind, rid = frame.kind, frame.id
-            if rid == 0:
-                ending = connection_ending(frame)
-                if ending is not None:
-                    return ending
-                if (pending := self._pending.get(0)) is not None:
-                    _finish(pending)
-                continue
-            pending = self._pending.get(rid)
-            if pending is None:
-                continue
-            if kind is FrameKind.STREAM_ITEM:
-                pending.items.append(frame.payload)
-                pending.wake()
-                continue
-            del self._pending[rid]
-            if kind is FrameKind.ERROR:
-                pending.error = decode_error(frame.payload)
-            else:
-                pending.result = frame.payload
-            _finish(pending)
-        return None
-
-    def _fail(self, failure: DualioError) -> None:
-        if self._failure is None:
-            self._failure = failure
-        for pending in self._pending.values():
-            pending.error = failure
-            _finish(pending)
-        self._pending.clear()
+            self._table.fail(calls.peer_closed())
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ssl.SSLError) as exc:
+            self._table.fail(calls.broken(exc))
+        else:
+            self._table.receive(data)
 
     # -- closing --------------------------------------------------------------------
 
     @property
     def closed(self) -> bool:
-        return self._closed or self._failure is not None
+        return self._table.closed
 
     @property
     def dropped(self) -> int:
-        return self._proto.dropped
+        return self._table.dropped
 
     async def aclose(self) -> None:
         """Say goodbye and fail waiting calls with ClosedError. Any task on the loop may close."""
-        if self._closed:
+        if self._table.closing:
             return
         with anyio.CancelScope(shield=True):
-            if self._failure is None:
+            goodbye = self._table.close()
+            if goodbye:
                 with anyio.move_on_after(_CLOSE_GRACE):
                     try:
-                        await self._write(self._proto.close(), math.inf)
+                        await self._write(goodbye, math.inf)
                     except DualioError:
                         pass
-            self._closed = True
-            self._fail(ClosedError("the connection was closed"))
+            self._table.fail(calls.closed_by_user())
             await self._stream.aclose()
-
-
-def _finish(pending: _Pending) -> None:
-    pending.done = True
-    pending.wake()
-
-
-def _deadline(timeout: float | None) -> float:
-    return math.inf if timeout is None else time.monotonic() + timeout

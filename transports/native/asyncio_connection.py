@@ -13,57 +13,43 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
-from collections import deque
 from collections.abc import AsyncIterator
 from typing import TypeVar, cast
 
 from transports.running_loop import LoopHandle
-from transports.wire import methods
-from transports.wire.client_protocol import ClientProtocol, connection_ending, decode_error
-from transports.wire.errors import (
-    ClosedError,
-    ConnectError,
-    ConnectTimeout,
-    DualioError,
-    DualioTimeout,
-    ProtocolError,
-)
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, Frame, FrameKind
+from transports.wire import calls, methods
+from transports.wire.calls import CallKind, CallState, CallTable, Next
+from transports.wire.errors import DualioError
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
+Call = CallState["asyncio.Future[None]"]
 
 
-class _Stream:
-    """A stream call's items, end and the future its consumer waits on."""
-
-    __slots__ = ("done", "error", "items", "waiter")
-
-    def __init__(self) -> None:
-        self.items: deque[bytes] = deque()
-        self.done = False
-        self.error: DualioError | None = None
-        self.waiter: asyncio.Future[None] | None = None
-
-    def wake(self) -> None:
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(None)
+def _wake(call: Call) -> None:
+    waiter = call.waiter
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
 
 
-def _expire(future: asyncio.Future[None] | asyncio.Future[bytes], message: str) -> None:
-    if not future.done():
-        future.set_exception(DualioTimeout(message))
+def _expire(waiter: asyncio.Future[None], timeout: float | None) -> None:
+    """A call's (``timeout`` None) or a stream item's timer went off."""
+    if not waiter.done():
+        waiter.set_exception(calls.call_timeout() if timeout is None else calls.item_timeout(timeout))
 
 
 class AsyncioConnection(asyncio.Protocol):
-    def __init__(self, protocol: ClientProtocol, loop: asyncio.AbstractEventLoop) -> None:
-        self._proto = protocol
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, *, token: str | None = None,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+    ) -> None:
+        self._table: CallTable[asyncio.Future[None]] = CallTable(
+            token=token, max_frame_size=max_frame_size, wake=_wake
+        )
         self._loop = loop
         self.loop = LoopHandle.current()
         self._transport: asyncio.Transport | None = None
-        self._pending: dict[int, asyncio.Future[bytes] | _Stream] = {}
-        self._failure: DualioError | None = None
-        self._closed = False
         self._paused = False
         self._drained: asyncio.Future[None] | None = None
         self._outbox: list[bytes] = []
@@ -77,39 +63,35 @@ class AsyncioConnection(asyncio.Protocol):
         *,
         connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None,
+        server_hostname: str | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
     ) -> AsyncioConnection:
+        validate_max_frame_size(max_frame_size)
         loop = asyncio.get_running_loop()
-        conn = cls(ClientProtocol(token=token, max_frame_size=max_frame_size), loop)
-        welcome: asyncio.Future[bytes] = loop.create_future()
-        conn._pending[0] = welcome
+        conn = cls(loop, token=token, max_frame_size=max_frame_size)
+        welcome = conn._table.handshake.waiter = loop.create_future()
         try:
             async with asyncio.timeout(connect_timeout):
                 await loop.create_connection(
-                    lambda: conn, host, port, ssl=tls, server_hostname=host if tls else None
+                    lambda: conn, host, port, ssl=tls,
+                    server_hostname=(server_hostname or host) if tls else None,
                 )
                 assert conn._transport is not None
-                conn._transport.write(conn._proto.hello())
+                conn._transport.write(conn._table.hello())
                 await welcome
-        except TimeoutError as exc:
+            conn._table.handshake_outcome()
+        except (OSError, DualioError) as exc:
             conn._abort()
-            raise ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
-        except ClosedError as exc:
-            conn._abort()
-            raise ConnectError(f"the server closed the connection during the handshake: {exc}") \
-                from exc
-        except DualioError:
-            conn._abort()
-            raise
-        except (OSError, ssl.SSLError) as exc:
-            conn._abort()
-            raise ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
+            if conn._transport is None:
+                raise calls.connect_failed(host, port, exc) from exc
+            error = calls.handshake_failed(exc)
+            if error is exc:
+                raise
+            raise error from exc
         except BaseException:
             conn._abort()
             raise
-        finally:
-            conn._pending.pop(0, None)
         return conn
 
     # -- protocol callbacks ---------------------------------------------------------
@@ -118,17 +100,13 @@ class AsyncioConnection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
 
     def data_received(self, data: bytes) -> None:
-        try:
-            failure = self._dispatch(self._proto.receive(data))
-        except ProtocolError as exc:
-            failure = exc
-        if failure is not None:
-            self._fail(failure)
+        if self._table.receive(data) is not None:
             self._abort()
+            self._resume()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        reason = f"the connection broke: {exc}" if exc else "the server closed the connection"
-        self._fail(ClosedError(reason))
+        self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
+        self._resume()
         if not self._lost.done():
             self._lost.set_result(None)
 
@@ -137,55 +115,10 @@ class AsyncioConnection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self._paused = False
-        if self._drained is not None and not self._drained.done():
-            self._drained.set_result(None)
+        self._resume()
 
-    def _dispatch(self, frames: list[Frame]) -> DualioError | None:
-        pending = self._pending
-        for frame in frames:
-            kind, rid = frame.kind, frame.id
-            waiter = pending.get(rid)
-            if rid == 0:
-                ending = connection_ending(frame)
-                if ending is not None:
-                    return ending
-                if isinstance(waiter, asyncio.Future) and not waiter.done():
-                    waiter.set_result(b"")
-                continue
-            if waiter is None:
-                continue
-            if isinstance(waiter, _Stream):
-                if kind is FrameKind.STREAM_ITEM:
-                    waiter.items.append(frame.payload)
-                else:
-                    del pending[rid]
-                    waiter.done = True
-                    if kind is FrameKind.ERROR:
-                        waiter.error = decode_error(frame.payload)
-                waiter.wake()
-                continue
-            if kind is FrameKind.STREAM_ITEM:
-                continue
-            del pending[rid]
-            if waiter.done():
-                continue
-            if kind is FrameKind.ERROR:
-                waiter.set_exception(decode_error(frame.payload))
-            else:
-                waiter.set_result(frame.payload)
-        return None
-
-    def _fail(self, failure: DualioError) -> None:
-        if self._failure is None:
-            self._failure = failure
-        for waiter in self._pending.values():
-            if isinstance(waiter, _Stream):
-                waiter.done = True
-                waiter.error = waiter.error or failure
-                waiter.wake()
-            elif not waiter.done():
-                waiter.set_exception(failure)
-        self._pending.clear()
+    def _resume(self) -> None:
+        """Wake a caller waiting for the socket to drain (or for the news that it never will)."""
         if self._drained is not None and not self._drained.done():
             self._drained.set_result(None)
 
@@ -196,22 +129,14 @@ class AsyncioConnection(asyncio.Protocol):
     # -- calls --------------------------------------------------------------------
 
     async def call(self, op: methods.Call[T], timeout: float | None) -> T:
-        return op.decode(await self._roundtrip(op.method, op.args, timeout))
+        call = await self._roundtrip(CallKind.UNARY, op.method, op.args, timeout)
+        return op.decode(call.outcome())
 
     async def ping(self, timeout: float | None) -> float:
         started = time.perf_counter()
-        await self._roundtrip(None, b"", timeout)
+        call = await self._roundtrip(CallKind.PING, "ping", b"", timeout)
+        call.outcome()
         return time.perf_counter() - started
-
-    def _send(self, method: str | None, args: bytes) -> int:
-        """Queue the request frame whole; returns its id."""
-        if self._failure is not None:
-            raise ClosedError(f"the connection is closed: {self._failure}") from self._failure
-        if self._closed or self._transport is None:
-            raise ClosedError("the connection is closed")
-        rid, data = self._proto.ping() if method is None else self._proto.request(method, args)
-        self._write(data)
-        return rid
 
     def _write(self, data: bytes) -> None:
         """Queue a whole frame; frames queued in one loop iteration go out in one write."""
@@ -224,87 +149,100 @@ class AsyncioConnection(asyncio.Protocol):
             self._transport.write(b"".join(self._outbox))
         self._outbox.clear()
 
-    async def _roundtrip(self, method: str | None, args: bytes, timeout: float | None) -> bytes:
-        future: asyncio.Future[bytes] = self._loop.create_future()
-        timer = None if timeout is None else self._loop.call_at(
-            self._loop.time() + timeout, _expire, future, "the call timed out"
+    async def _roundtrip(
+        self, kind: CallKind, method: str, args: bytes, timeout: float | None
+    ) -> Call:
+        loop = self._loop
+        future: asyncio.Future[None] = loop.create_future()
+        timer = None if timeout is None else loop.call_at(
+            loop.time() + timeout, _expire, future, None
         )
-        rid = 0
+        call: Call | None = None
         try:
             if self._paused:  # backpressure: wait for the socket to drain, within the timeout
                 await self._drain(future)
-            rid = self._send(method, args)
-            self._pending[rid] = future
-            return await future
+            call, data = self._table.start(kind, method, args)
+            call.waiter = future
+            self._write(data)
+            await future
+            return call
         except BaseException:
-            if rid:
-                self._abandon(rid)
+            if call is not None:
+                self._give_up(call)
             raise
         finally:
             if timer is not None:
                 timer.cancel()
 
-    async def _drain(self, future: asyncio.Future[bytes]) -> None:
+    async def _drain(self, future: asyncio.Future[None]) -> None:
         """Return when writing may resume; raises what ends ``future`` first (its timeout)."""
-        while self._paused and not future.done():
+        while self._paused and not future.done() and not self._table.closed:
             if self._drained is None or self._drained.done():
                 self._drained = self._loop.create_future()
             await asyncio.wait((self._drained, future), return_when=asyncio.FIRST_COMPLETED)
         if future.done():
             future.result()
 
-    def _abandon(self, rid: int) -> None:
-        self._pending.pop(rid, None)
-        if self._failure is None and not self._closed and self._transport is not None:
-            cancel = self._proto.abandon(rid)
-            if cancel:
-                self._write(cancel)
+    def _give_up(self, call: Call) -> None:
+        cancel = self._table.give_up(call)
+        if cancel:
+            self._write(cancel)
 
     async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
-        state = _Stream()
-        rid = self._send(op.method, op.args)
-        self._pending[rid] = state
+        loop = self._loop
+        if self._paused:
+            ready: asyncio.Future[None] = loop.create_future()
+            timer = None if timeout is None else loop.call_at(
+                loop.time() + timeout, _expire, ready, timeout
+            )
+            try:
+                await self._drain(ready)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+        call, data = self._table.start(CallKind.STREAM, op.method, op.args)
+        self._write(data)
         try:
             while True:
-                while state.items:
-                    yield op.decode_item(state.items.popleft())
-                if state.done:
-                    if state.error is not None:
-                        raise state.error
+                item = call.next_item()
+                if item is Next.WAIT:
+                    waiter = call.waiter = loop.create_future()
+                    timer = None if timeout is None else loop.call_at(
+                        loop.time() + timeout, _expire, waiter, timeout
+                    )
+                    try:
+                        await waiter
+                    finally:
+                        if timer is not None:
+                            timer.cancel()
+                elif item is Next.END:
                     return
-                waiter = state.waiter = self._loop.create_future()
-                timer = None if timeout is None else self._loop.call_at(
-                    self._loop.time() + timeout, _expire, waiter, f"no stream item within {timeout}s"
-                )
-                try:
-                    await waiter
-                finally:
-                    if timer is not None:
-                        timer.cancel()
+                else:
+                    yield op.decode_item(item)
         finally:
-            if not state.done:
-                self._abandon(rid)
+            self._give_up(call)
 
     # -- closing ----------------------------------------------------------------------
 
     @property
     def closed(self) -> bool:
-        return self._closed or self._failure is not None
+        return self._table.closed
 
     @property
     def dropped(self) -> int:
-        return self._proto.dropped
+        return self._table.dropped
 
     async def aclose(self) -> None:
         """Say goodbye, fail waiting calls with ClosedError, wait for the socket to close."""
-        if self._closed:
+        if self._table.closing:
             return
-        self._closed = True
+        goodbye = self._table.close()
         transport = self._transport
-        if transport is not None and self._failure is None:
-            self._write(self._proto.close())
+        if transport is not None and goodbye:
+            self._write(goodbye)
             self._flush()
-        self._fail(ClosedError("the connection was closed"))
+        self._table.fail(calls.closed_by_user())
+        self._resume()
         if transport is not None:
             transport.close()
             try:

@@ -1,0 +1,70 @@
+"""The service methods of the blocking face.
+
+GENERATED from dualio/service_methods.py by tests/unasync.py: do not edit.
+Edit the source, then run ``python tests/unasync.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TypeVar
+
+from transports.interface import BlockingTransport
+from transports.wire import methods
+from transports.wire.methods import ServerStats
+from transports.wire.timeouts import UNSET, Unset, pick_timeout
+
+T = TypeVar("T")
+
+
+class ServiceMethods:
+    """Every service method; the face supplies the open transport and the default timeout."""
+
+    timeout: float | None
+
+    def _live_transport(self) -> BlockingTransport:
+        raise NotImplementedError
+
+    def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
+        """``data`` back, after ``delay`` seconds on the server."""
+        return self._call(methods.echo(data, delay), timeout)
+
+    def upper(self, text: str, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> str:
+        """``text`` upper-cased by the server, after ``delay`` seconds."""
+        return self._call(methods.upper(text, delay), timeout)
+
+    def sleep(self, seconds: float, *, timeout: float | Unset | None = UNSET) -> None:
+        """Return after the server has waited ``seconds``."""
+        return self._call(methods.sleep(seconds), timeout)
+
+    def blob(
+        self, size: int, *, seed: int = 0, verify: bool = True,
+        timeout: float | Unset | None = UNSET,
+    ) -> bytes:
+        """``size`` bytes derived from ``seed``, checked on arrival when ``verify``."""
+        return self._call(methods.blob(size, seed, verify), timeout)
+
+    def words(
+        self, count: int, wait: float = 0.0, *, timeout: float | Unset | None = UNSET
+    ) -> Iterator[str]:
+        """A stream of ``count`` words, one every ``wait`` seconds; ``timeout`` bounds the
+        wait for each word. Leaving the loop early cancels the stream on the server."""
+        op = methods.words(count, wait)
+        return self._live_transport().stream(op, pick_timeout(timeout, self.timeout))
+
+    def stats(self, *, timeout: float | Unset | None = UNSET) -> ServerStats:
+        """The server's counters."""
+        return self._call(methods.stats(), timeout)
+
+    def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
+        """Round-trip time to the server, in seconds."""
+        return self._live_transport().ping(pick_timeout(timeout, self.timeout))
+
+    def call(
+        self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
+    ) -> bytes:
+        """Call any method with raw argument bytes; returns the raw answer."""
+        return self._call(methods.raw(method, payload), timeout)
+
+    def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
+        return self._live_transport().call(op, pick_timeout(timeout, self.timeout))

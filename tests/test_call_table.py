@@ -1,0 +1,292 @@
+"""The call table driven in memory: every decision about a call, no sockets."""
+
+from __future__ import annotations
+
+import pytest
+
+from transports.wire import calls
+from transports.wire.calls import CallKind, CallState, CallTable, Next
+from transports.wire.client_protocol import WELCOME, encode_error
+from transports.wire.errors import (
+    AuthenticationError,
+    CallCancelled,
+    ClosedError,
+    ConnectError,
+    ConnectTimeout,
+    DualioTimeout,
+    ErrorCode,
+    ProtocolError,
+    RemoteError,
+)
+from transports.wire.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    MAX_REQUEST_ID,
+    PROTOCOL_VERSION,
+    Frame,
+    FrameDecoder,
+    FrameKind,
+    encode_frame,
+)
+
+Table = CallTable[None]
+Call = CallState[None]
+WELCOME_FRAME = encode_frame(FrameKind.WELCOME, 0, WELCOME.pack(PROTOCOL_VERSION, DEFAULT_MAX_FRAME_SIZE))
+
+
+def open_table() -> tuple[Table, list[Call]]:
+    """A handshaken table and the list of calls its wake function was called for."""
+    woken: list[Call] = []
+    table: Table = CallTable(wake=woken.append)
+    assert table.receive(WELCOME_FRAME) is None
+    assert woken == [table.handshake] and table.handshake.done
+    woken.clear()
+    return table, woken
+
+
+def frame(kind: FrameKind, call: Call, payload: bytes = b"") -> bytes:
+    return encode_frame(kind, call.id, payload)
+
+
+def decoded(data: bytes) -> list[Frame]:
+    return FrameDecoder().feed(data)
+
+
+# -- routing by kind -------------------------------------------------------------
+
+WRONG_KIND = {
+    "echo-pong": (CallKind.UNARY, "echo", FrameKind.PONG),
+    "echo-stream-end": (CallKind.UNARY, "echo", FrameKind.STREAM_END),
+    "echo-stream-item": (CallKind.UNARY, "echo", FrameKind.STREAM_ITEM),
+    "ping-response": (CallKind.PING, "ping", FrameKind.RESPONSE),
+    "ping-stream-item": (CallKind.PING, "ping", FrameKind.STREAM_ITEM),
+    "words-response": (CallKind.STREAM, "words", FrameKind.RESPONSE),
+    "words-pong": (CallKind.STREAM, "words", FrameKind.PONG),
+}
+
+
+@pytest.mark.parametrize(("kind", "method", "wrong"), WRONG_KIND.values(), ids=WRONG_KIND.keys())
+def test_a_frame_of_the_wrong_kind_fails_the_connection(
+    kind: CallKind, method: str, wrong: FrameKind
+) -> None:
+    table, woken = open_table()
+    call, _ = table.start(kind, method, b"")
+    bystander, _ = table.start(CallKind.UNARY, "sleep", b"")
+    failure = table.receive(frame(wrong, call, b"x"))
+    assert isinstance(failure, ProtocolError)
+    assert wrong.name in str(failure) and method in str(failure), failure
+    for each in (call, bystander):
+        assert each.done and each.error is failure
+        with pytest.raises(ProtocolError):
+            each.outcome()
+    assert woken == [call, bystander]
+    assert table.closed and table.in_flight == 0
+    with pytest.raises(ClosedError):
+        table.start(CallKind.UNARY, "echo", b"")
+
+
+@pytest.mark.parametrize(
+    ("kind", "right"),
+    [(CallKind.UNARY, FrameKind.RESPONSE), (CallKind.PING, FrameKind.PONG),
+     (CallKind.STREAM, FrameKind.STREAM_END)],
+)
+def test_the_final_frame_of_each_kind_ends_its_call(kind: CallKind, right: FrameKind) -> None:
+    table, woken = open_table()
+    call, _ = table.start(kind, "m", b"")
+    assert table.receive(frame(right, call, b"" if kind is CallKind.STREAM else b"ok")) is None
+    assert call.done and woken == [call] and table.in_flight == 0 and not table.closed
+
+
+@pytest.mark.parametrize("kind", [CallKind.UNARY, CallKind.PING, CallKind.STREAM])
+def test_an_error_frame_ends_any_kind_of_call(kind: CallKind) -> None:
+    table, _ = open_table()
+    call, _ = table.start(kind, "m", b"")
+    assert table.receive(encode_error(call.id, ErrorCode.INTERNAL, "boom")) is None
+    assert isinstance(call.error, RemoteError) and call.error.code == ErrorCode.INTERNAL
+    assert not table.closed
+
+
+def test_each_frame_reaches_only_its_own_call() -> None:
+    table, woken = open_table()
+    first, _ = table.start(CallKind.UNARY, "echo", b"")
+    second, _ = table.start(CallKind.UNARY, "echo", b"")
+    stream, _ = table.start(CallKind.STREAM, "words", b"")
+    data = (frame(FrameKind.STREAM_ITEM, stream, b"a") + frame(FrameKind.RESPONSE, second, b"2")
+            + frame(FrameKind.RESPONSE, first, b"1") + frame(FrameKind.STREAM_ITEM, stream, b"b"))
+    assert table.receive(data) is None
+    assert (first.outcome(), second.outcome()) == (b"1", b"2")
+    assert woken == [stream, second, first, stream]
+    assert list(stream.items or ()) == [b"a", b"b"] and not stream.done
+
+
+def test_frames_for_no_live_call_are_protocol_errors() -> None:
+    table, _ = open_table()
+    assert isinstance(table.receive(encode_frame(FrameKind.RESPONSE, 7)), ProtocolError)
+    table, _ = open_table()
+    assert isinstance(table.receive(encode_frame(FrameKind.REQUEST, 1)), ProtocolError)
+    table, _ = open_table()
+    assert isinstance(table.receive(encode_frame(FrameKind.PONG, 0)), ProtocolError)
+
+
+# -- streams -------------------------------------------------------------------
+
+def test_stream_state_gives_items_then_end() -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.STREAM, "words", b"")
+    assert call.next_item() is Next.WAIT
+    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + frame(FrameKind.STREAM_ITEM, call, b"b"))
+    assert call.ready(want_item=True) and not call.ready(want_item=False)
+    assert call.next_item() == b"a"
+    table.receive(frame(FrameKind.STREAM_END, call))
+    assert call.next_item() == b"b"
+    assert call.next_item() is Next.END
+    assert table.give_up(call) == b""  # leaving after the end sends nothing
+
+
+def test_stream_error_comes_after_the_items_before_it() -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.STREAM, "words", b"")
+    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + encode_error(call.id, ErrorCode.INTERNAL, "x"))
+    assert call.next_item() == b"a"
+    with pytest.raises(RemoteError):
+        call.next_item()
+
+
+def test_leaving_a_stream_early_cancels_it_and_drops_its_late_items() -> None:
+    table, woken = open_table()
+    call, _ = table.start(CallKind.STREAM, "words", b"")
+    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a"))
+    cancel = table.give_up(call)
+    assert decoded(cancel) == [Frame(FrameKind.CANCEL, call.id)]
+    assert call.done and isinstance(call.error, CallCancelled) and not call.items
+    late = frame(FrameKind.STREAM_ITEM, call, b"b") + encode_error(call.id, ErrorCode.CANCELLED, "c")
+    woken.clear()
+    assert table.receive(late) is None
+    assert woken == [] and table.dropped == 2 and table.in_flight == 0
+
+
+# -- giving up -----------------------------------------------------------------
+
+def test_give_up_abandons_until_the_final_frame_then_the_id_is_free() -> None:
+    table, woken = open_table()
+    call, _ = table.start(CallKind.UNARY, "sleep", b"")
+    assert decoded(table.give_up(call)) == [Frame(FrameKind.CANCEL, call.id)]
+    assert woken == [call] and isinstance(call.error, CallCancelled)
+    assert table.give_up(call) == b""  # once only
+    table._next_id = call.id  # white box: the allocator must skip the abandoned id
+    other, _ = table.start(CallKind.UNARY, "echo", b"")
+    assert other.id != call.id
+    assert table.receive(frame(FrameKind.RESPONSE, call, b"late")) is None
+    assert call.error is not None and call.result == b"" and table.dropped == 1
+    table._next_id = call.id
+    reused, _ = table.start(CallKind.UNARY, "echo", b"")
+    assert reused.id == call.id
+
+
+def test_give_up_with_the_callers_own_error() -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.UNARY, "sleep", b"")
+    table.give_up(call, calls.call_timeout())
+    with pytest.raises(DualioTimeout):
+        call.outcome()
+
+
+def test_give_up_after_the_answer_or_the_failure_sends_nothing() -> None:
+    table, _ = open_table()
+    answered, _ = table.start(CallKind.UNARY, "echo", b"")
+    table.receive(frame(FrameKind.RESPONSE, answered, b"x"))
+    assert table.give_up(answered) == b"" and answered.outcome() == b"x"
+    live, _ = table.start(CallKind.UNARY, "echo", b"")
+    table.fail(calls.peer_closed())
+    assert table.give_up(live) == b"" and isinstance(live.error, ClosedError)
+
+
+def test_release_frees_an_unsent_id_at_once() -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.UNARY, "echo", b"")
+    table.release(call)
+    assert table.in_flight == 0 and call.done
+    table._next_id = call.id
+    assert table.start(CallKind.UNARY, "echo", b"")[0].id == call.id
+
+
+def test_ids_wrap_around_and_skip_zero() -> None:
+    table, _ = open_table()
+    table._next_id = MAX_REQUEST_ID
+    assert [table.start(CallKind.PING, "ping", b"")[0].id for _ in range(2)] == [MAX_REQUEST_ID, 1]
+
+
+# -- failure and closing ---------------------------------------------------------
+
+def test_fail_ends_every_live_call_once_with_the_first_failure() -> None:
+    table, woken = open_table()
+    live = [table.start(kind, "m", b"")[0] for kind in (CallKind.UNARY, CallKind.STREAM, CallKind.PING)]
+    first = table.fail(calls.peer_closed())
+    assert table.fail(calls.closed_by_user()) is first
+    assert woken == live and all(call.error is first for call in live)
+    assert table.receive(b"anything") is first
+    with pytest.raises(ClosedError, match="the server closed the connection"):
+        table.check_usable()
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (encode_frame(FrameKind.CLOSE, 0), ClosedError),
+        (encode_error(0, ErrorCode.SHUTTING_DOWN, "bye"), RemoteError),
+        (b"\xff\xff\xff\xff", ProtocolError),
+    ],
+    ids=["close", "error-0", "garbage"],
+)
+def test_connection_ending_bytes_fail_every_call(data: bytes, expected: type[Exception]) -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.UNARY, "sleep", b"")
+    assert isinstance(table.receive(data), expected)
+    assert isinstance(call.error, expected) and table.closed
+
+
+def test_close_says_goodbye_once_and_refuses_new_calls() -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.UNARY, "sleep", b"")
+    assert decoded(table.close()) == [Frame(FrameKind.CLOSE, 0)]
+    assert table.close() == b""
+    with pytest.raises(ClosedError, match=r"^the connection is closed$"):
+        table.start(CallKind.UNARY, "echo", b"")
+    assert table.give_up(call) == b""  # no CANCEL after the goodbye
+    table.fail(calls.closed_by_user())
+    assert table.in_flight == 0
+
+
+def test_no_goodbye_after_a_failure() -> None:
+    table, _ = open_table()
+    table.fail(calls.peer_closed())
+    assert table.close() == b""
+
+
+# -- the handshake and its errors ---------------------------------------------------
+
+def test_handshake_refused_maps_to_connect_errors() -> None:
+    table: Table = CallTable(token="wrong")
+    assert table.in_flight == 0
+    failure = table.receive(encode_error(0, ErrorCode.UNAUTHORIZED, "bad token"))
+    assert isinstance(failure, AuthenticationError)
+    with pytest.raises(AuthenticationError):
+        table.handshake_outcome()
+
+
+def test_handshake_and_connect_error_mapping() -> None:
+    assert isinstance(calls.handshake_failed(calls.call_timeout()), ConnectTimeout)
+    closed = calls.handshake_failed(calls.peer_closed())
+    assert type(closed) is ConnectError and "during the handshake" in str(closed)
+    other = calls.handshake_failed(ProtocolError("x"))
+    assert type(other) is ConnectError and str(other) == "handshake failed: x"
+    refused = AuthenticationError("no")
+    assert calls.handshake_failed(refused) is refused
+    assert isinstance(calls.connect_failed("h", 1, TimeoutError()), ConnectTimeout)
+    error = calls.connect_failed("h", 1, ConnectionRefusedError("refused"))
+    assert type(error) is ConnectError and str(error) == "cannot connect to h:1: refused"
+
+
+def test_deadlines() -> None:
+    assert calls.deadline(None) == float("inf") and calls.remaining(float("inf")) is None
+    left = calls.remaining(calls.deadline(5))
+    assert left is not None and 4 < left <= 5

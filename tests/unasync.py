@@ -1,0 +1,87 @@
+"""Generate the blocking face's service methods from the async face's.
+
+    python tests/unasync.py          # rewrite the generated files
+    python tests/unasync.py --check  # exit 1 if a generated file differs from its
+                                     # source, or a substitution matched nothing
+
+The substitutions are whole words, applied in order. One that no longer matches
+anything is an error too: it means the source changed shape and the rules
+should be read again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SUBSTITUTIONS: list[tuple[str, str]] = [
+    (r"\basync def\b", "def"),
+    (r"\bawait ", ""),
+    (r"\bAsyncServiceMethods\b", "ServiceMethods"),
+    (r"\bAsyncTransport\b", "BlockingTransport"),
+    (r"\bAsyncIterator\b", "Iterator"),
+]
+
+# source -> generated; the generated file's docstring replaces the source's.
+FILES: dict[str, tuple[str, str]] = {
+    "dualio/service_methods.py": (
+        "dualio_sync/service_methods.py",
+        '"""The service methods of the blocking face.\n\n'
+        "GENERATED from dualio/service_methods.py by tests/unasync.py: do not edit.\n"
+        'Edit the source, then run ``python tests/unasync.py``.\n"""\n',
+    ),
+}
+
+_DOCSTRING = re.compile(r'\A""".*?"""\n', re.DOTALL)
+
+
+def generate(source: str, docstring: str) -> tuple[str, list[str]]:
+    """The generated text, and the substitutions that matched nothing."""
+    body, found = _DOCSTRING.subn("", source, count=1)
+    if not found:
+        raise SystemExit("the source must start with a module docstring")
+    unused = []
+    for pattern, replacement in SUBSTITUTIONS:
+        body, count = re.subn(pattern, replacement, body)
+        if count == 0:
+            unused.append(pattern)
+    return docstring + body, unused
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare, don't write")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
+    args = parser.parse_args(argv)
+    failed = False
+    for source_name, (target_name, docstring) in FILES.items():
+        source, target = args.root / source_name, args.root / target_name
+        generated, unused = generate(source.read_text(), docstring)
+        for pattern in unused:
+            print(f"{source_name}: the substitution {pattern!r} matched nothing", file=sys.stderr)
+            failed = True
+        current = target.read_text() if target.exists() else ""
+        if current == generated:
+            continue
+        if args.check:
+            diff = difflib.unified_diff(
+                generated.splitlines(keepends=True), current.splitlines(keepends=True),
+                f"{target_name} (as generated)", f"{target_name} (on disk)",
+            )
+            sys.stderr.write("".join(diff))
+            print(f"{target_name} differs from what {source_name} generates: "
+                  "edit the source and run python tests/unasync.py", file=sys.stderr)
+            failed = True
+        else:
+            target.write_text(generated)
+            print(f"wrote {target_name}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,418 @@
+"""What happens to every call on one client connection, as a state machine (no I/O).
+
+Every transport (blocking, anyio, asyncio, and the emulation adapter over the
+blocking one) makes the same decisions about a call; they are made here, once:
+
+- ids: each call gets an id no other live call has, with the *kind* of the call
+  (unary, stream, ping); an id is not handed out again until the server's final
+  frame for it has arrived, even after its caller gave up;
+- routing: each incoming frame goes to the call it belongs to; a frame of the
+  wrong kind for its call (a PONG for ``echo``, an item for a unary call, a
+  RESPONSE for a stream) is a :class:`ProtocolError` that fails the connection;
+- give-up: a call whose request never left is *released*; one that may have
+  left is *abandoned* (the CANCEL bytes to send are returned, its late frames are
+  dropped until the final one frees the id);
+- failure: a broken connection fails every live call with one error;
+- closing: whether a goodbye is due, and what a call on a closed connection raises;
+- streams: items, end and error in one state, read with :meth:`CallState.next_item`;
+- the texts of the errors, and how connect and handshake failures map to
+  :class:`ConnectError`.
+
+A transport only moves bytes, waits and times out. It registers a *wake*
+function; the table calls it whenever a call has something new (an item, its
+end, its error), and the transport wakes whoever waits on that call in its own
+way (a condition, an event, a future). The transport keeps its waiter for a
+call in :attr:`CallState.waiter`; the table never looks at it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from enum import Enum
+from typing import Generic, TypeVar
+
+from transports.wire.client_protocol import (
+    ClientProtocol,
+    State,
+    connection_ending,
+    decode_error,
+)
+from transports.wire.errors import (
+    CallCancelled,
+    ClosedError,
+    ConnectError,
+    ConnectTimeout,
+    DualioError,
+    DualioTimeout,
+    ProtocolError,
+)
+from transports.wire.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    MAX_REQUEST_ID,
+    FrameKind,
+    encode_frame,
+)
+
+W = TypeVar("W")
+
+
+class CallKind(Enum):
+    UNARY = "unary"
+    STREAM = "stream"
+    PING = "ping"
+    HANDSHAKE = "handshake"
+
+
+class Next(Enum):
+    """What :meth:`CallState.next_item` says when it has no item to give."""
+
+    WAIT = "wait"  # nothing yet: wait for a wake, then ask again
+    END = "end"  # the stream ended normally
+
+
+# For each kind of call: which frames it accepts, and whether each is final.
+_ITEM, _FINAL = False, True
+_ACCEPTS: dict[CallKind, dict[FrameKind, bool]] = {
+    CallKind.UNARY: {FrameKind.RESPONSE: _FINAL, FrameKind.ERROR: _FINAL},
+    CallKind.STREAM: {
+        FrameKind.STREAM_ITEM: _ITEM, FrameKind.STREAM_END: _FINAL, FrameKind.ERROR: _FINAL,
+    },
+    CallKind.PING: {FrameKind.PONG: _FINAL, FrameKind.ERROR: _FINAL},
+    CallKind.HANDSHAKE: {},
+}
+_SERVER_KINDS = frozenset({
+    FrameKind.WELCOME, FrameKind.RESPONSE, FrameKind.ERROR, FrameKind.STREAM_ITEM,
+    FrameKind.STREAM_END, FrameKind.PONG, FrameKind.CLOSE,
+})
+
+
+# -- the error texts, written once --------------------------------------------------
+
+def call_timeout() -> DualioTimeout:
+    return DualioTimeout("the call timed out")
+
+
+def item_timeout(timeout: float | None) -> DualioTimeout:
+    return DualioTimeout(f"no stream item within {timeout}s")
+
+
+def write_lock_timeout() -> DualioTimeout:
+    return DualioTimeout("timed out waiting to write the request")
+
+
+def write_timeout() -> DualioTimeout:
+    return DualioTimeout("timed out writing the request")
+
+
+def torn_write() -> DualioTimeout:
+    """The failure of a connection left with half a frame on the wire."""
+    return DualioTimeout("timed out in the middle of writing a frame")
+
+
+def peer_closed() -> ClosedError:
+    return ClosedError("the server closed the connection")
+
+
+def broken(exc: BaseException) -> ClosedError:
+    return ClosedError(f"the connection broke: {exc}")
+
+
+def closed_by_user() -> ClosedError:
+    return ClosedError("the connection was closed")
+
+
+def cancelled() -> CallCancelled:
+    return CallCancelled("the call was cancelled")
+
+
+def connect_failed(host: str, port: int, exc: BaseException) -> ConnectError:
+    """A failure to open the socket (TCP or TLS) as the one error every transport raises."""
+    if isinstance(exc, ConnectError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return ConnectTimeout(f"connecting to {host}:{port} timed out")
+    return ConnectError(f"cannot connect to {host}:{port}: {exc}")
+
+
+def handshake_failed(exc: BaseException) -> ConnectError:
+    """A failed HELLO/WELCOME exchange as the one error every transport raises."""
+    if isinstance(exc, ConnectError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return ConnectTimeout("the server did not answer the handshake in time")
+    if isinstance(exc, ClosedError):
+        return ConnectError(f"the server closed the connection during the handshake: {exc}")
+    return ConnectError(f"handshake failed: {exc}")
+
+
+# -- deadlines ---------------------------------------------------------------------
+
+def deadline(timeout: float | None) -> float:
+    """The ``time.monotonic()`` by which to give up; ``math.inf`` for no timeout."""
+    return math.inf if timeout is None else time.monotonic() + timeout
+
+
+def remaining(until: float) -> float | None:
+    """Seconds left before ``until`` (may be <= 0); None when there is no deadline."""
+    return None if until == math.inf else until - time.monotonic()
+
+
+# -- calls ---------------------------------------------------------------------------
+
+class CallState(Generic[W]):
+    """One call: its id and kind, and what has arrived for it.
+
+    ``done`` is set once: by the final frame (``result`` or ``error``), by the
+    connection's failure (``error``), or by the caller giving up.
+    """
+
+    __slots__ = ("abandoned", "done", "error", "id", "items", "kind", "method", "result", "waiter")
+
+    def __init__(self, rid: int, kind: CallKind, method: str) -> None:
+        self.id = rid
+        self.kind = kind
+        self.method = method
+        self.done = False
+        self.abandoned = False
+        self.result: bytes = b""
+        self.error: DualioError | None = None
+        self.items: deque[bytes] | None = deque() if kind is CallKind.STREAM else None
+        self.waiter: W | None = None
+
+    def outcome(self) -> bytes:
+        """The answer of a finished call, or its error raised."""
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    def next_item(self) -> bytes | Next:
+        """A stream's next item; ``Next.WAIT`` when none has arrived yet; ``Next.END``
+        at its end. Raises the stream's error once the items before it are taken."""
+        items = self.items
+        if items:
+            return items.popleft()
+        if not self.done:
+            return Next.WAIT
+        if items:  # arrived together with the end, from another thread
+            return items.popleft()
+        if self.error is not None:
+            raise self.error
+        return Next.END
+
+    def ready(self, want_item: bool) -> bool:
+        """Whether a waiter on this call can stop waiting."""
+        return self.done or (want_item and bool(self.items))
+
+    def __repr__(self) -> str:
+        return f"<{self.kind.value} call {self.id} {self.method}>"
+
+
+def _describe(state: CallState[W]) -> str:
+    if state.kind is CallKind.PING:
+        return f"ping {state.id}"
+    return f"{state.kind.value} call {state.id} ({state.method})"
+
+
+def _nothing(state: CallState[W]) -> None:
+    pass
+
+
+class CallTable(Generic[W]):
+    """Every live call of one connection, and every decision about them.
+
+    Not thread-safe by itself: the blocking transport holds its lock around each
+    method; the async transports use it from their loop only.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str | None = None,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        wake: Callable[[CallState[W]], None] = _nothing,
+    ) -> None:
+        self.protocol = ClientProtocol(token=token, max_frame_size=max_frame_size)
+        self._decoder = self.protocol.decoder
+        self._wake = wake
+        self._next_id = 1
+        self.handshake: CallState[W] = CallState(0, CallKind.HANDSHAKE, "handshake")
+        self._calls: dict[int, CallState[W]] = {0: self.handshake}
+        self.failure: DualioError | None = None
+        self.closing = False
+        self.dropped = 0  # frames that arrived for calls whose callers had given up
+
+    # -- state -------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self.closing or self.failure is not None
+
+    @property
+    def in_flight(self) -> int:
+        """Ids in use, abandoned ones included (the handshake is not a call)."""
+        return len(self._calls) - (0 in self._calls)
+
+    def check_usable(self) -> None:
+        """ClosedError unless a new call may start."""
+        if self.closing:
+            raise ClosedError("the connection is closed")
+        if self.failure is not None:
+            raise ClosedError(f"the connection is closed: {self.failure}") from self.failure
+
+    def handshake_outcome(self) -> None:
+        """After the handshake call is done: nothing, or the ConnectError to raise."""
+        if self.handshake.error is not None:
+            raise handshake_failed(self.handshake.error) from self.handshake.error
+
+    # -- starting and giving up ----------------------------------------------------
+
+    def hello(self) -> bytes:
+        return self.protocol.hello()
+
+    def start(self, kind: CallKind, method: str, args: bytes) -> tuple[CallState[W], bytes]:
+        """A new call and the bytes of its request (a PING for ``CallKind.PING``)."""
+        if self.closing or self.failure is not None:
+            self.check_usable()
+        rid = self._new_id()
+        if kind is CallKind.PING:
+            data = encode_frame(FrameKind.PING, rid)
+        else:
+            data = self.protocol.request(rid, method, args)
+        state: CallState[W] = CallState(rid, kind, method)
+        self._calls[rid] = state
+        return state, data
+
+    def _new_id(self) -> int:
+        calls = self._calls
+        if len(calls) >= MAX_REQUEST_ID:
+            raise ProtocolError("no request id is free")
+        rid = self._next_id
+        while rid in calls or rid == 0:
+            rid = rid + 1 if rid < MAX_REQUEST_ID else 1
+        self._next_id = rid + 1 if rid < MAX_REQUEST_ID else 1
+        return rid
+
+    def release(self, state: CallState[W]) -> None:
+        """Forget a call whose request bytes were never written: its id is free at once."""
+        if self._calls.get(state.id) is state:
+            del self._calls[state.id]
+        state.done = True
+
+    def give_up(self, state: CallState[W], error: DualioError | None = None) -> bytes:
+        """The caller no longer waits for ``state`` (cancelled, timed out, left a stream).
+
+        A call still live ends with ``error`` (CallCancelled by default) and its
+        waiter is woken. Returns the CANCEL bytes to send, or ``b""`` when there is
+        nothing to tell the server (the call had ended, or the connection has).
+        """
+        if state.done:
+            return b""
+        state.done = True
+        state.error = error or cancelled()
+        if state.items:
+            state.items.clear()
+        self._wake(state)
+        if self.failure is not None or self.closing:
+            self._calls.pop(state.id, None)
+            return b""
+        state.abandoned = True
+        return encode_frame(FrameKind.CANCEL, state.id)
+
+    # -- incoming bytes ------------------------------------------------------------
+
+    def receive(self, data: bytes) -> DualioError | None:
+        """Route the frames in ``data`` to their calls and wake them.
+
+        Returns the connection's failure if these bytes ended it (a protocol
+        error, a CLOSE or an ERROR about the whole connection), else None; every
+        live call has then been failed with it.
+        """
+        if self.failure is not None:
+            return self.failure
+        try:
+            frames = self._decoder.feed(data)
+        except ProtocolError as exc:
+            return self.fail(exc)
+        calls = self._calls
+        wake = self._wake
+        for kind, rid, payload in frames:
+            state = calls.get(rid)
+            if state is None or rid == 0:
+                ending = self._unrouted(kind, rid, payload)
+                if ending is not None:
+                    return self.fail(ending)
+                continue
+            final = _ACCEPTS[state.kind].get(kind)
+            if final is None:
+                return self.fail(self._wrong_kind(kind, state))
+            if not final:
+                if state.abandoned:
+                    self.dropped += 1
+                    continue
+                state.items.append(payload)  # type: ignore[union-attr]
+                wake(state)
+                continue
+            del calls[rid]
+            if state.abandoned:
+                self.dropped += 1
+                continue
+            if kind is FrameKind.ERROR:
+                state.error = decode_error(payload)
+            else:
+                state.result = payload
+            state.done = True
+            wake(state)
+        return None
+
+    def _unrouted(self, kind: FrameKind, rid: int, payload: bytes) -> DualioError | None:
+        """A frame with id 0, or for no live call: the failure it means, or None."""
+        if kind not in _SERVER_KINDS:
+            return ProtocolError(f"server sent a {kind.name} frame")
+        if rid != 0:
+            if self.protocol.state is State.HANDSHAKING:
+                return ProtocolError(f"{kind.name} frame before the handshake completed")
+            return ProtocolError(f"{kind.name} frame for request {rid}, which is not open")
+        if kind is FrameKind.WELCOME:
+            try:
+                self.protocol.welcome(payload)
+            except ProtocolError as exc:
+                return exc
+            handshake = self._calls.pop(0, None)
+            if handshake is not None:
+                handshake.done = True
+                self._wake(handshake)
+            return None
+        if kind in (FrameKind.ERROR, FrameKind.CLOSE):
+            return connection_ending(kind, payload)
+        return ProtocolError(f"{kind.name} frame with id 0")
+
+    @staticmethod
+    def _wrong_kind(kind: FrameKind, state: CallState[W]) -> ProtocolError:
+        return ProtocolError(f"server answered {_describe(state)} with a {kind.name} frame")
+
+    # -- the end -------------------------------------------------------------------
+
+    def fail(self, error: DualioError) -> DualioError:
+        """The connection is unusable: every live call ends with its first failure."""
+        if self.failure is None:
+            self.failure = error
+        error = self.failure
+        live = list(self._calls.values())
+        self._calls.clear()
+        for state in live:
+            if not state.done:
+                state.error = error
+                state.done = True
+                self._wake(state)
+        return error
+
+    def close(self) -> bytes:
+        """No call may start from now on. The goodbye (CLOSE) bytes to send, or ``b""``
+        when none is due (closed already, or the connection has failed)."""
+        if self.closing:
+            return b""
+        self.closing = True
+        return b"" if self.failure is not None else self.protocol.close()
