@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench bench-full demo test clean
+.PHONY: bench bench-full demo test generate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,14 @@ demo: $(STAMP)
 	$(BIN)/dualio demo
 
 test: $(STAMP)
+	$(BIN)/python tests/unasync.py --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict dualio dualio_sync transports
 	$(BIN)/python -m pytest
+
+# the blocking face's service methods, from the async face's (dualio/service_methods.py)
+generate: $(STAMP)
+	$(BIN)/python tests/unasync.py
 
 clean:
 	rm -rf $(VENV)

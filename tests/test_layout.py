@@ -1,0 +1,69 @@
+"""The layers stay apart, and the generated blocking face stays in step with its source."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import unasync
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_blocking_face_loads_no_event_loop_library() -> None:
+    probe = "import sys, dualio_sync; print(sorted({'asyncio', 'anyio', 'trio'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_wire_imports_no_transport() -> None:
+    probe = (
+        "import sys, transports.wire.calls, transports.wire.methods, transports.interface; "
+        "print(sorted(m for m in sys.modules if m.startswith('transports.') and "
+        "not m.startswith('transports.wire') and m != 'transports.interface'))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def copy_of_the_faces(tmp_path: Path) -> Path:
+    for source, (target, _) in unasync.FILES.items():
+        for path in (source, target):
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / path, tmp_path / path)
+    return tmp_path
+
+
+def test_generated_face_is_up_to_date() -> None:
+    assert unasync.main(["--check"]) == 0
+
+
+def test_check_fails_when_the_generated_face_is_edited_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = copy_of_the_faces(tmp_path)
+    generated = root / "dualio_sync/service_methods.py"
+    generated.write_text(generated.read_text().replace('"""Round-trip time', '"""Round trip time'))
+    assert unasync.main(["--check", "--root", str(root)]) == 1
+    assert "differs from what dualio/service_methods.py generates" in capsys.readouterr().err
+    assert unasync.main(["--root", str(root)]) == 0  # regenerating mends it
+    assert unasync.main(["--check", "--root", str(root)]) == 0
+
+
+def test_check_fails_when_the_source_is_edited_without_regenerating(tmp_path: Path) -> None:
+    root = copy_of_the_faces(tmp_path)
+    source = root / "dualio/service_methods.py"
+    source.write_text(source.read_text().replace("The server's counters.", "The server's counters!"))
+    assert unasync.main(["--check", "--root", str(root)]) == 1
+
+
+def test_check_fails_on_a_substitution_that_matches_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(unasync, "SUBSTITUTIONS", [*unasync.SUBSTITUTIONS, (r"\bAsyncNothing\b", "X")])
+    assert unasync.main(["--check"]) == 1
+    assert "matched nothing" in capsys.readouterr().err
