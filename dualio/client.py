@@ -13,6 +13,7 @@ from transports.interface import AsyncTransport
 from transports.native.anyio_connection import AnyioConnection
 from transports.native.asyncio_connection import AsyncioConnection
 from transports.running_loop import LoopHandle
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import ClosedError, UsageError
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 from transports.wire.timeouts import check_timeout
@@ -66,16 +67,15 @@ class AsyncClient(AsyncServiceMethods):
             raise ValueError("give max_workers or executor, not both")
         if transport != "emulated" and (max_workers is not None or executor is not None):
             raise ValueError("max_workers and executor apply to transport='emulated' only")
+        self._options = ConnectOptions(
+            host, port, connect_timeout, tls, server_hostname, token, max_frame_size
+        )
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
-        self.connect_timeout = check_timeout("connect_timeout", connect_timeout)
+        self.connect_timeout = self._options.connect_timeout
         self.transport = transport
         self.emulation = emulation
-        self._tls = tls
-        self._server_hostname = server_hostname
-        self._token = token
-        self._max_frame_size = max_frame_size
         self._max_workers = max_workers
         self._executor = executor
         self._conn: AsyncTransport | None = None
@@ -93,20 +93,14 @@ class AsyncClient(AsyncServiceMethods):
         return self
 
     async def _connect(self, backend: str) -> AsyncTransport:
-        host, port = self.host, self.port
         if self.transport == "emulated":
             return await EmulatedConnection.connect(
-                host, port, strategy=self.emulation, max_workers=self._max_workers,
-                executor=self._executor, connect_timeout=self.connect_timeout, tls=self._tls,
-                server_hostname=self._server_hostname, token=self._token,
-                max_frame_size=self._max_frame_size,
+                self._options, strategy=self.emulation, max_workers=self._max_workers,
+                executor=self._executor,
             )
-        native = AsyncioConnection if self.transport == "native" and backend == "asyncio" else AnyioConnection
-        return await native.connect(
-            host, port, connect_timeout=self.connect_timeout, tls=self._tls,
-            server_hostname=self._server_hostname, token=self._token,
-            max_frame_size=self._max_frame_size,
-        )
+        if self.transport == "native" and backend == "asyncio":
+            return await AsyncioConnection.connect(self._options)
+        return await AnyioConnection.connect(self._options)
 
     @property
     def closed(self) -> bool:

@@ -8,6 +8,7 @@ from types import TracebackType
 from dualio_sync.service_methods import ServiceMethods
 from transports.blocking.connection import BlockingConnection
 from transports.interface import BlockingTransport
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import ClosedError
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 from transports.wire.timeouts import check_timeout
@@ -41,15 +42,8 @@ class Client(ServiceMethods):
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
-        self._conn: BlockingConnection | None = BlockingConnection.connect(
-            host,
-            port,
-            connect_timeout=check_timeout("connect_timeout", connect_timeout),
-            tls=tls,
-            server_hostname=server_hostname,
-            token=token,
-            max_frame_size=max_frame_size,
-        )
+        options = ConnectOptions(host, port, connect_timeout, tls, server_hostname, token, max_frame_size)
+        self._conn: BlockingConnection | None = BlockingConnection.connect(options)
 
     # -- lifetime ---------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from transports.blocking.connection import BlockingConnection
 from transports.emulation.adapter import default_workers, emulate_async, run_blocking
 from transports.emulation.callbacks import AwaitableCallback, EventedCallback
 from transports.wire import methods
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 
 pytestmark = pytest.mark.timeout(60)
@@ -602,7 +603,7 @@ def test_emulate_keeps_the_signature_for_mypy(tmp_path: Path) -> None:
 
 @pytest.fixture
 def conn(server: ServerProcess) -> Iterator[BlockingConnection]:
-    c = BlockingConnection.connect(*server.address, connect_timeout=10)
+    c = BlockingConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
     try:
         yield c
     finally:
@@ -691,7 +692,7 @@ def test_cancel_fails_the_callback_promptly_and_the_connection_goes_on(
 
 def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProcess) -> None:
     before = _reader_threads()
-    c = BlockingConnection.connect(*server.address, connect_timeout=10)
+    c = BlockingConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
     try:
         pending = [EventedCallback[None]() for _ in range(3)]
         for cb in pending:

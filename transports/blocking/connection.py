@@ -30,8 +30,9 @@ from typing import Any, TypeVar
 
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline, remaining
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 Callback = Callable[..., None]
@@ -126,34 +127,23 @@ class BlockingConnection:
     # -- opening ------------------------------------------------------------
 
     @classmethod
-    def connect(
-        cls,
-        host: str,
-        port: int,
-        *,
-        connect_timeout: float | None = 10.0,
-        tls: ssl.SSLContext | None = None,
-        server_hostname: str | None = None,
-        token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> BlockingConnection:
-        validate_max_frame_size(max_frame_size)
-        until = deadline(connect_timeout)
+    def connect(cls, options: ConnectOptions) -> BlockingConnection:
+        until = deadline(options.connect_timeout)
         sock: socket.socket | None = None
         try:
-            sock = socket.create_connection((host, port), timeout=connect_timeout)
+            sock = socket.create_connection((options.host, options.port), timeout=options.connect_timeout)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if tls is not None:
+            if options.tls is not None:
                 left = remaining(until)
                 if left is not None and left <= 0:
                     raise TimeoutError
                 sock.settimeout(left)
-                sock = tls.wrap_socket(sock, server_hostname=server_hostname or host)
+                sock = options.tls.wrap_socket(sock, server_hostname=options.tls_hostname)
         except OSError as exc:
             if sock is not None:
                 sock.close()
-            raise calls.connect_failed(host, port, exc) from exc
-        conn = cls(sock, token=token, max_frame_size=max_frame_size)
+            raise calls.connect_failed(options.host, options.port, exc) from exc
+        conn = cls(sock, token=options.token, max_frame_size=options.max_frame_size)
         try:
             conn._handshake(until)
         except BaseException:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
-import ssl
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent import futures
@@ -38,8 +37,8 @@ from transports.emulation.adapter import run_blocking, trio_default_limiter
 from transports.emulation.callbacks import AwaitableCallback
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError, DualioTimeout, UsageError
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -101,17 +100,11 @@ class EmulatedConnection:
     @classmethod
     async def connect(
         cls,
-        host: str,
-        port: int,
+        options: ConnectOptions,
         *,
         strategy: Strategy = "pool",
         max_workers: int | None = None,
         executor: Executor | None = None,
-        connect_timeout: float | None = 10.0,
-        tls: ssl.SSLContext | None = None,
-        server_hostname: str | None = None,
-        token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
     ) -> EmulatedConnection:
         if strategy not in STRATEGIES:
             raise ValueError(f"emulation must be one of {STRATEGIES}, not {strategy!r}")
@@ -127,10 +120,7 @@ class EmulatedConnection:
                 owned = executor = ThreadPoolExecutor(max_workers, thread_name_prefix="dualio-pool")
             else:
                 limiter = anyio.CapacityLimiter(max_workers)
-        connect = functools.partial(
-            BlockingConnection.connect, host, port, connect_timeout=connect_timeout,
-            tls=tls, server_hostname=server_hostname, token=token, max_frame_size=max_frame_size,
-        )
+        connect = functools.partial(BlockingConnection.connect, options)
         try:
             conn = await run_blocking(connect, executor=executor, limiter=limiter)
         except BaseException:

@@ -28,8 +28,9 @@ from anyio.abc import ByteStream
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError, DualioTimeout
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -61,32 +62,22 @@ class AnyioConnection:
         self.loop = LoopHandle.current()
 
     @classmethod
-    async def connect(
-        cls,
-        host: str,
-        port: int,
-        *,
-        connect_timeout: float | None = 10.0,
-        tls: ssl.SSLContext | None = None,
-        server_hostname: str | None = None,
-        token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> AnyioConnection:
-        validate_max_frame_size(max_frame_size)
-        until = deadline(connect_timeout)
+    async def connect(cls, options: ConnectOptions) -> AnyioConnection:
+        host, port, tls = options.host, options.port, options.tls
+        until = deadline(options.connect_timeout)
         try:
-            with anyio.fail_after(connect_timeout):
+            with anyio.fail_after(options.connect_timeout):
                 stream: ByteStream
                 if tls is None:
                     stream = await anyio.connect_tcp(host, port)
                 else:
                     stream = await anyio.connect_tcp(
-                        host, port, ssl_context=tls, tls_hostname=server_hostname or host,
+                        host, port, ssl_context=tls, tls_hostname=options.tls_hostname,
                         tls_standard_compatible=False,
                     )
         except (OSError, ssl.SSLError) as exc:
             raise calls.connect_failed(host, port, exc) from exc
-        conn = cls(stream, token=token, max_frame_size=max_frame_size)
+        conn = cls(stream, token=options.token, max_frame_size=options.max_frame_size)
         try:
             await conn._handshake(until)
         except BaseException:

@@ -11,7 +11,6 @@ timer and one ``transport.write``; frames are written whole by construction
 from __future__ import annotations
 
 import asyncio
-import ssl
 import time
 from collections.abc import AsyncIterator
 from typing import TypeVar, cast
@@ -19,8 +18,9 @@ from typing import TypeVar, cast
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next
+from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -56,26 +56,15 @@ class AsyncioConnection(asyncio.Protocol):
         self._lost: asyncio.Future[None] = loop.create_future()
 
     @classmethod
-    async def connect(
-        cls,
-        host: str,
-        port: int,
-        *,
-        connect_timeout: float | None = 10.0,
-        tls: ssl.SSLContext | None = None,
-        server_hostname: str | None = None,
-        token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> AsyncioConnection:
-        validate_max_frame_size(max_frame_size)
+    async def connect(cls, options: ConnectOptions) -> AsyncioConnection:
         loop = asyncio.get_running_loop()
-        conn = cls(loop, token=token, max_frame_size=max_frame_size)
+        conn = cls(loop, token=options.token, max_frame_size=options.max_frame_size)
         welcome = conn._table.handshake.waiter = loop.create_future()
         try:
-            async with asyncio.timeout(connect_timeout):
+            async with asyncio.timeout(options.connect_timeout):
                 await loop.create_connection(
-                    lambda: conn, host, port, ssl=tls,
-                    server_hostname=(server_hostname or host) if tls else None,
+                    lambda: conn, options.host, options.port, ssl=options.tls,
+                    server_hostname=options.tls_hostname if options.tls else None,
                 )
                 assert conn._transport is not None
                 conn._transport.write(conn._table.hello())
@@ -84,7 +73,7 @@ class AsyncioConnection(asyncio.Protocol):
         except (OSError, DualioError) as exc:
             conn._abort()
             if conn._transport is None:
-                raise calls.connect_failed(host, port, exc) from exc
+                raise calls.connect_failed(options.host, options.port, exc) from exc
             error = calls.handshake_failed(exc)
             if error is exc:
                 raise

@@ -1,0 +1,47 @@
+"""Where and how to connect: checked once, used by every transport."""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass
+
+from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
+from transports.wire.timeouts import check_timeout
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectOptions:
+    """The server's address, the handshake's token and limits, and TLS.
+
+    ``connect_timeout`` bounds TCP connect, the TLS handshake and HELLO/WELCOME
+    together. With ``tls``, the certificate is checked against
+    ``server_hostname`` (default: ``host``).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 7878
+    connect_timeout: float | None = 10.0
+    tls: ssl.SSLContext | None = None
+    server_hostname: str | None = None
+    token: str | None = None
+    max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.host, str) or not self.host:
+            raise TypeError(f"host must be a non-empty str, not {self.host!r}")
+        if isinstance(self.port, bool) or not isinstance(self.port, int):
+            raise TypeError(f"port must be an int, not {type(self.port).__name__}")
+        if not 0 <= self.port <= 0xFFFF:
+            raise ValueError(f"port must be in 0..65535, got {self.port}")
+        object.__setattr__(self, "connect_timeout", check_timeout("connect_timeout", self.connect_timeout))
+        if self.tls is not None and not isinstance(self.tls, ssl.SSLContext):
+            raise TypeError(f"tls must be an ssl.SSLContext or None, not {type(self.tls).__name__}")
+        for name in ("server_hostname", "token"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+        validate_max_frame_size(self.max_frame_size)
+
+    @property
+    def tls_hostname(self) -> str:
+        return self.server_hostname or self.host
