@@ -29,7 +29,7 @@ from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from transports.wire import calls, methods
-from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline, remaining
+from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable, deadline, remaining
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
@@ -95,7 +95,7 @@ class CallHandle:
             conn.cancel(call)
 
 
-class BlockingConnection:
+class BlockingConnection(OnCallTable[_Completion]):
     """A connected, handshaken client connection. Thread-safe."""
 
     def __init__(
@@ -501,19 +501,6 @@ class BlockingConnection:
             pass
 
     # -- closing --------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._table.closed
-
-    @property
-    def in_flight(self) -> int:
-        return self._table.in_flight
-
-    @property
-    def dropped(self) -> int:
-        """Frames that arrived for calls that had already given up."""
-        return self._table.dropped
 
     def close(self) -> None:
         """Say goodbye, fail what is still waiting with ClosedError, join the reader."""

@@ -25,6 +25,7 @@ from typing import TypeVar
 import anyio
 from anyio.abc import ByteStream
 
+from transports.native.roundtrips import Roundtrips
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
@@ -42,7 +43,7 @@ def _wake(call: Call) -> None:
         call.waiter.set()
 
 
-class AnyioConnection:
+class AnyioConnection(Roundtrips[anyio.Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
     def __init__(
@@ -95,16 +96,6 @@ class AnyioConnection:
         self._table.handshake_outcome()
 
     # -- calls --------------------------------------------------------------------
-
-    async def call(self, op: methods.Call[T], timeout: float | None) -> T:
-        call = await self._roundtrip(CallKind.UNARY, op.method, op.args, timeout)
-        return op.decode(call.outcome())
-
-    async def ping(self, timeout: float | None) -> float:
-        started = time.perf_counter()
-        call = await self._roundtrip(CallKind.PING, "ping", b"", timeout)
-        call.outcome()
-        return time.perf_counter() - started
 
     async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
         call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout))
@@ -235,14 +226,6 @@ class AnyioConnection:
             self._table.receive(data)
 
     # -- closing --------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._table.closed
-
-    @property
-    def dropped(self) -> int:
-        return self._table.dropped
 
     async def aclose(self) -> None:
         """Say goodbye and fail waiting calls with ClosedError. Any task on the loop may close."""

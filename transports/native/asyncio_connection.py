@@ -11,10 +11,10 @@ timer and one ``transport.write``; frames are written whole by construction
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from typing import TypeVar, cast
 
+from transports.native.roundtrips import Roundtrips
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next
@@ -39,7 +39,7 @@ def _expire(waiter: asyncio.Future[None], timeout: float | None) -> None:
         waiter.set_exception(calls.call_timeout() if timeout is None else calls.item_timeout(timeout))
 
 
-class AsyncioConnection(asyncio.Protocol):
+class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
     def __init__(
         self, loop: asyncio.AbstractEventLoop, *, token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
@@ -116,16 +116,6 @@ class AsyncioConnection(asyncio.Protocol):
             self._transport.abort()
 
     # -- calls --------------------------------------------------------------------
-
-    async def call(self, op: methods.Call[T], timeout: float | None) -> T:
-        call = await self._roundtrip(CallKind.UNARY, op.method, op.args, timeout)
-        return op.decode(call.outcome())
-
-    async def ping(self, timeout: float | None) -> float:
-        started = time.perf_counter()
-        call = await self._roundtrip(CallKind.PING, "ping", b"", timeout)
-        call.outcome()
-        return time.perf_counter() - started
 
     def _write(self, data: bytes) -> None:
         """Queue a whole frame; frames queued in one loop iteration go out in one write."""
@@ -212,14 +202,6 @@ class AsyncioConnection(asyncio.Protocol):
             self._give_up(call)
 
     # -- closing ----------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._table.closed
-
-    @property
-    def dropped(self) -> int:
-        return self._table.dropped
 
     async def aclose(self) -> None:
         """Say goodbye, fail waiting calls with ClosedError, wait for the socket to close."""

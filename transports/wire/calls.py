@@ -416,3 +416,23 @@ class CallTable(Generic[W]):
             return b""
         self.closing = True
         return b"" if self.failure is not None else self.protocol.close()
+
+
+class OnCallTable(Generic[W]):
+    """What every transport reports straight from its call table."""
+
+    _table: CallTable[W]
+
+    @property
+    def closed(self) -> bool:
+        return self._table.closed
+
+    @property
+    def in_flight(self) -> int:
+        """Request ids in use, those of calls that gave up included."""
+        return self._table.in_flight
+
+    @property
+    def dropped(self) -> int:
+        """Frames that arrived for calls that had already given up."""
+        return self._table.dropped

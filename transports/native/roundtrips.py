@@ -1,0 +1,29 @@
+"""``call`` and ``ping`` of a native transport, over the transport's one round trip."""
+
+from __future__ import annotations
+
+import time
+from typing import TypeVar
+
+from transports.wire import methods
+from transports.wire.calls import CallKind, CallState, OnCallTable, W
+
+T = TypeVar("T")
+
+
+class Roundtrips(OnCallTable[W]):
+    async def _roundtrip(
+        self, kind: CallKind, method: str, args: bytes, timeout: float | None
+    ) -> CallState[W]:
+        """Send one request and wait for its final frame within ``timeout``."""
+        raise NotImplementedError
+
+    async def call(self, op: methods.Call[T], timeout: float | None) -> T:
+        call = await self._roundtrip(CallKind.UNARY, op.method, op.args, timeout)
+        return op.decode(call.outcome())
+
+    async def ping(self, timeout: float | None) -> float:
+        started = time.perf_counter()
+        call = await self._roundtrip(CallKind.PING, "ping", b"", timeout)
+        call.outcome()
+        return time.perf_counter() - started
