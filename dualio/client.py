@@ -125,7 +125,7 @@ class AsyncClient(AsyncServiceMethods):
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
-        kind = self.transport if self.transport == "native" else f"emulated/{self.emulation}"
+        kind = f"emulated/{self.emulation}" if self.transport == "emulated" else self.transport
         return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
 
     def _live_transport(self) -> AsyncTransport:
