@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 import trustme
 
-from dualio_sync import Client, ClosedError, DualioTimeout, RemoteError, ServerStats
+from dualio_sync import Client
 from tests.conftest import ServerProcess, start_server
 from transports.wire.blob import blob_bytes
-from transports.wire.errors import ErrorCode
 from transports.wire.methods import word_at
 
 
@@ -22,18 +21,6 @@ from transports.wire.methods import word_at
 def client(any_server: ServerProcess) -> Iterator[Client]:
     with Client(*any_server.address, timeout=10) as c:
         yield c
-
-
-def test_every_method(client: Client) -> None:
-    assert client.echo(b"hello") == b"hello"
-    assert client.echo(b"") == b""
-    assert client.upper("straße über") == "STRASSE ÜBER"
-    assert client.sleep(0.01) is None
-    assert client.blob(100_000, seed=7) == blob_bytes(100_000, 7)
-    assert list(client.words(20, wait=0.0)) == [word_at(i) for i in range(20)]
-    assert isinstance(client.stats(), ServerStats)
-    assert 0 < client.ping() < 1
-    assert client.call("echo", b"\x00" * 8 + b"raw") == b"raw"
 
 
 def test_delay_is_spent_on_the_server(client: Client) -> None:
@@ -46,13 +33,6 @@ def test_stream_paces_items(client: Client) -> None:
     started = time.perf_counter()
     assert len(list(client.words(5, wait=0.05))) == 5
     assert time.perf_counter() - started >= 0.19
-
-
-def test_unknown_method_is_a_remote_error_and_connection_survives(client: Client) -> None:
-    with pytest.raises(RemoteError) as info:
-        client.call("no_such_method")
-    assert info.value.code == ErrorCode.UNKNOWN_METHOD
-    assert client.echo(b"still here") == b"still here"
 
 
 def test_argument_errors_are_raised_before_anything_is_sent(client: Client) -> None:
@@ -71,37 +51,6 @@ def test_argument_errors_are_raised_before_anything_is_sent(client: Client) -> N
     assert client.echo(b"ok") == b"ok"
 
 
-def test_timeout_leaves_connection_usable(server: ServerProcess) -> None:
-    with Client(*server.address, timeout=5) as client:
-        started = time.perf_counter()
-        with pytest.raises(DualioTimeout):
-            client.sleep(2, timeout=0.2)
-        assert time.perf_counter() - started < 1
-        assert [client.echo(bytes([i])) for i in range(50)] == [bytes([i]) for i in range(50)]
-        with pytest.raises(TimeoutError):  # a dualio timeout is a builtin TimeoutError too
-            client.echo(b"x", delay=1, timeout=0.1)
-
-
-def test_many_threads_share_one_client(server: ServerProcess) -> None:
-    wrong: list[tuple[bytes, bytes]] = []
-    with Client(*server.address, timeout=10) as client:
-
-        def work(n: int) -> None:
-            for i in range(100):
-                payload = f"{n}:{i}".encode()
-                answer = client.echo(payload)
-                if answer != payload:
-                    wrong.append((payload, answer))
-
-        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
-        assert not any(t.is_alive() for t in threads)
-    assert wrong == []
-
-
 def test_concurrent_slow_calls_overlap_on_one_connection(server: ServerProcess) -> None:
     with Client(*server.address, timeout=10) as client:
         started = time.perf_counter()
@@ -111,49 +60,6 @@ def test_concurrent_slow_calls_overlap_on_one_connection(server: ServerProcess) 
         for t in threads:
             t.join(10)
         assert time.perf_counter() - started < 1.5
-
-
-def test_breaking_out_of_a_stream_cancels_it(server: ServerProcess) -> None:
-    with Client(*server.address, timeout=10) as client:
-        before = client.stats()
-        for _ in client.words(1000, wait=0.05):
-            break
-        assert client.echo(b"after") == b"after"
-        deadline = time.monotonic() + 3
-        while client.stats().requests_in_flight > before.requests_in_flight:
-            assert time.monotonic() < deadline, "the server kept streaming after the client left"
-            time.sleep(0.05)
-
-
-def test_close_is_idempotent_and_final(server: ServerProcess) -> None:
-    client = Client(*server.address)
-    assert not client.closed
-    client.close()
-    client.close()
-    assert client.closed
-    with pytest.raises(ClosedError):
-        client.echo(b"x")
-    with pytest.raises(ClosedError):
-        list(client.words(1))
-
-
-def test_close_from_another_thread_fails_waiting_calls(server: ServerProcess) -> None:
-    client = Client(*server.address, timeout=10)
-    errors: list[BaseException] = []
-
-    def wait() -> None:
-        try:
-            client.sleep(5)
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=wait)
-    thread.start()
-    time.sleep(0.2)
-    client.close()
-    thread.join(3)
-    assert not thread.is_alive()
-    assert len(errors) == 1 and isinstance(errors[0], ClosedError)
 
 
 def test_stats_count_served_requests(server: ServerProcess) -> None:

@@ -1,0 +1,142 @@
+"""The contract, on every transport: giving up on a call or a stream (see test_calls.py for how
+the cases run on every transport).
+
+Task cancellation exists on the async face only (``async_only``); the blocking
+face gives up by timing out (test_calls.py) or by leaving a ``words`` loop, which
+is a case here for every transport.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+
+import anyio
+import pytest
+
+from dualio import ErrorCode
+from tests.contract.faces import Face, Transport
+from tests.contract.helpers import frame_arrives, peer_finishes
+from tests.scripted_peer import ScriptedPeer, drain, echo_back, expect, reply, reply_error, stream_items
+from transports.wire.frames import FrameKind
+from transports.wire.methods import word_at
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
+
+Scripted = Callable[..., ScriptedPeer]
+
+
+async def cancel_scope_around(client: Face, peer: ScriptedPeer) -> None:
+    """A call in a child task, cancelled from outside once its request has reached the peer."""
+    finished: list[bytes] = []
+
+    async def call() -> None:
+        finished.append(await client.echo(b"first"))
+
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call)
+            assert await frame_arrives(peer, FrameKind.REQUEST)
+            scope.cancel()
+    assert scope.cancelled_caught
+    assert finished == []
+
+
+async def fail_after_around(client: Face, peer: ScriptedPeer) -> None:
+    with pytest.raises(TimeoutError):
+        with anyio.fail_after(0.3):
+            await client.echo(b"first")
+
+
+@pytest.mark.async_only
+@pytest.mark.parametrize(
+    "give_up", [cancel_scope_around, fail_after_around], ids=["cancel-scope", "fail_after"]
+)
+async def test_a_cancelled_call_sends_cancel_and_its_late_answer_is_dropped(
+    transport: Transport, scripted: Scripted, give_up: Callable[[Face, ScriptedPeer], Awaitable[None]]
+) -> None:
+    # The CANCEL crosses the answer: the peer answers the cancelled request anyway,
+    # and that late answer must not reach the next call.
+    peer = scripted(
+        expect(FrameKind.REQUEST), expect(FrameKind.CANCEL, same_id=True), reply(FrameKind.RESPONSE, b"late"),
+        expect(FrameKind.REQUEST), echo_back(), drain(),
+    )
+    client = await transport.connect(peer.address, timeout=5)
+    try:
+        await give_up(client, peer)
+        assert await frame_arrives(peer, FrameKind.CANCEL)
+        assert not client.closed
+        assert await client.echo(b"second") == b"second"
+    finally:
+        await client.aclose()
+    assert await peer_finishes(peer)
+    assert peer.kinds == [FrameKind.HELLO, FrameKind.REQUEST, FrameKind.CANCEL, FrameKind.REQUEST,
+                          FrameKind.CLOSE]
+    first, cancel = peer.frames[1], peer.frames[2]
+    assert cancel.id == first.id
+
+
+@pytest.mark.async_only
+async def test_random_cancellation_never_misroutes_an_answer(client: Face) -> None:
+    """A few hundred calls, many given up at random moments (cancel scopes and
+    ``fail_after``); every call that finished got its own answer."""
+    rng = random.Random(1234)
+    wrong: list[tuple[bytes, bytes]] = []
+    finished = gave_up = 0
+
+    async def one(i: int) -> None:
+        nonlocal finished, gave_up
+        payload = f"call {i} ".encode() * (i % 7 + 1)
+        delay = rng.choice([0.0, 0.0, 0.001, 0.005])
+        try:
+            if i % 4 == 0:  # never given up: must finish
+                answer = await client.echo(payload, delay=delay)
+            elif i % 4 == 1:
+                with anyio.fail_after(rng.random() * 0.02):
+                    answer = await client.echo(payload, delay=delay)
+            else:
+                answer = b""
+                with anyio.move_on_after(rng.random() * 0.02) as scope:
+                    answer = await client.echo(payload, delay=delay)
+                if scope.cancelled_caught:
+                    gave_up += 1
+                    return
+        except TimeoutError:
+            gave_up += 1
+            return
+        finished += 1
+        if answer != payload:
+            wrong.append((payload, answer))
+
+    with anyio.fail_after(15):
+        for round_ in range(3):
+            async with anyio.create_task_group() as tg:
+                for i in range(100):
+                    tg.start_soon(one, round_ * 1000 + i)
+    assert wrong == []
+    assert finished + gave_up == 300
+    assert finished >= 75 and gave_up > 0  # both paths were taken
+    assert not client.closed
+    for i in range(20):
+        assert await client.echo(f"after {i}".encode()) == f"after {i}".encode()
+
+
+async def test_leaving_a_stream_early_sends_cancel(transport: Transport, scripted: Scripted) -> None:
+    """``break`` out of ``async for``/``for`` over ``words``: the stream is cancelled on the wire,
+    its remaining items and final frame are dropped, and the client stays usable."""
+    peer = scripted(
+        expect(FrameKind.REQUEST), stream_items(3), expect(FrameKind.CANCEL, same_id=True),
+        reply_error(ErrorCode.CANCELLED), expect(FrameKind.REQUEST), echo_back(), drain(),
+    )
+    client = await transport.connect(peer.address, timeout=5)
+    try:
+        assert await client.words(100, take=1) == [word_at(0)]
+        assert await frame_arrives(peer, FrameKind.CANCEL)
+        assert not client.closed
+        assert await client.echo(b"after the stream") == b"after the stream"
+    finally:
+        await client.aclose()
+    assert await peer_finishes(peer)
+    assert peer.kinds == [FrameKind.HELLO, FrameKind.REQUEST, FrameKind.CANCEL, FrameKind.REQUEST,
+                          FrameKind.CLOSE]
+
