@@ -190,7 +190,7 @@ def test_request_envelope_bad_inputs() -> None:
 
 # -- each method: client encoder -> server parser ---------------------------------
 
-seconds = st.floats(min_value=0, max_value=1e9, allow_nan=False)
+seconds = st.floats(min_value=0, max_value=methods.MAX_SECONDS, allow_nan=False)
 
 
 @given(st.binary(), seconds)
@@ -239,7 +239,7 @@ def test_stats_args_and_answer() -> None:
 
 def test_server_parsers_reject_bad_arguments() -> None:
     f64 = struct.Struct(">d").pack
-    bad_seconds = [f64(-1.0), f64(math.nan), f64(math.inf)]
+    bad_seconds = [f64(-1.0), f64(math.nan), f64(math.inf), f64(1e20), f64(methods.MAX_SECONDS + 1)]
     for args in [b"", b"\x00" * 7, *bad_seconds]:
         with pytest.raises(methods.BadArguments):
             methods.parse_delay_and_body("echo", args)

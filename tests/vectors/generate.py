@@ -144,6 +144,8 @@ def frames() -> list[dict[str, Any]]:
                "code 9 with an empty message"))
     add(vector("error_shutting_down", encode_error(0, ErrorCode.SHUTTING_DOWN, "bye"),
                "code 10 about the whole connection"))
+    add(vector("error_busy", encode_error(0, ErrorCode.BUSY, "connection limit reached"),
+               "code 11: the server is at its connection limit, sent instead of WELCOME"))
     return out
 
 

@@ -33,6 +33,9 @@ from transports.wire.frames import (
 HELLO = struct.Struct(">H")
 WELCOME = struct.Struct(">HI")
 ERROR_CODE = struct.Struct(">H")
+MAX_TOKEN_BYTES = 1024
+MAX_HELLO_FRAME = MIN_FRAME_LENGTH + HELLO.size + MAX_TOKEN_BYTES
+"""The largest frame a server needs to accept before the handshake completes."""
 
 
 class State(Enum):

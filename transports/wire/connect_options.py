@@ -5,6 +5,7 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 
+from transports.wire.client_protocol import MAX_TOKEN_BYTES
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 from transports.wire.timeouts import check_timeout
 
@@ -40,6 +41,8 @@ class ConnectOptions:
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+        if self.token is not None and len(self.token.encode()) > MAX_TOKEN_BYTES:
+            raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
         validate_max_frame_size(self.max_frame_size)
 
     @property

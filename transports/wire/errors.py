@@ -24,6 +24,7 @@ class ErrorCode(IntEnum):
     NOT_READY = 8
     INTERNAL = 9
     SHUTTING_DOWN = 10
+    BUSY = 11
 
 
 class DualioError(Exception):

@@ -7,7 +7,6 @@ the server (to parse requests and build answers). See docs/protocol.md, "Methods
 from __future__ import annotations
 
 import json
-import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -15,6 +14,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from transports.wire.blob import blob_bytes
 from transports.wire.errors import ProtocolError
+from transports.wire.timeouts import short
 
 T = TypeVar("T")
 
@@ -87,13 +87,17 @@ def decode_request(payload: bytes) -> tuple[str, bytes]:
 
 # -- argument checks shared by both sides -----------------------------------
 
+MAX_SECONDS = 86_400.0
+"""The longest delay, sleep or wait a request may ask for: one day."""
+
+
 def check_seconds(name: str, value: float) -> float:
-    if value.__class__ is float and 0 <= value < math.inf:
+    if value.__class__ is float and 0 <= value <= MAX_SECONDS:
         return value  # the common case, checked first
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    if not 0 <= value <= MAX_SECONDS:  # also refuses NaN, and ints beyond float range
+        raise ValueError(f"{name} must be a number of seconds in 0..{MAX_SECONDS:g}, got {short(value)}")
     return float(value)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from enum import Enum
 from typing import Final
 
@@ -17,6 +16,8 @@ class Unset(Enum):
 
 
 UNSET: Final = Unset.UNSET
+MAX_TIMEOUT: Final = 1_000_000.0
+"""The longest timeout (about 11.6 days); longer waits are ``None``."""
 
 
 def check_timeout(name: str, value: float | None) -> float | None:
@@ -25,9 +26,17 @@ def check_timeout(name: str, value: float | None) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"{name} must be a number of seconds or None, not {type(value).__name__}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be > 0 seconds (or None to wait forever), got {value!r}")
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses NaN and ints beyond float range
+        raise ValueError(
+            f"{name} must be in (0, {MAX_TIMEOUT:g}] seconds, or None to wait forever; got {short(value)}"
+        )
     return float(value)
+
+
+def short(value: float) -> str:
+    """``repr(value)``, unless it is an int too long to read."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"an int of {len(text)} digits"
 
 
 def pick_timeout(value: float | Unset | None, default: float | None) -> float | None:
