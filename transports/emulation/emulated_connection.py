@@ -46,19 +46,35 @@ Strategy = Literal["pool", "thread", "callback"]
 STRATEGIES: tuple[Strategy, ...] = ("pool", "thread", "callback")
 
 
+BRIDGE_ITEMS = 256
+"""Stream items a bridge holds for a slow consumer; the pushing thread then waits,
+so the blocking transport stops reading, as it does for a slow blocking consumer."""
+_LOOK_UP = 0.05  # a waiting pusher checks this often whether the consumer has left
+
+
 class _StreamBridge:
-    """Stream items pushed from any thread, received on the loop."""
+    """Stream items pushed from any thread, received on the loop, at most BRIDGE_ITEMS
+    at a time."""
 
     def __init__(self, loop: LoopHandle) -> None:
         self._loop = loop
         self.send: MemoryObjectSendStream[Any]
         self.receive: MemoryObjectReceiveStream[Any]
         self.send, self.receive = anyio.create_memory_object_stream[Any](math.inf)
+        self._room = threading.Semaphore(BRIDGE_ITEMS)
+        self.left = threading.Event()  # the consumer is gone: drop items, never wait
         self.error: BaseException | None = None
         self.finished = False
 
     def item(self, value: Any) -> None:
-        self._loop.call_soon_threadsafe(functools.partial(self._put, value))
+        while not self.left.is_set():
+            if self._room.acquire(timeout=_LOOK_UP):
+                self._loop.call_soon_threadsafe(functools.partial(self._put, value))
+                return
+
+    def taken(self) -> None:
+        """The consumer took an item: room for one more."""
+        self._room.release()
 
     def _put(self, value: Any) -> None:
         try:
@@ -96,6 +112,7 @@ class EmulatedConnection:
         self._closed = False
         self._pool_pumps: set[asyncio.Future[None]] = set()
         self._executor_pumps: set[Future[None]] = set()
+        self._bridges: set[_StreamBridge] = set()
 
     @classmethod
     async def connect(
@@ -237,10 +254,13 @@ class EmulatedConnection:
                     bridge.callback(result=None)
 
             await self._start_pump(pump)
+        self._bridges.add(bridge)
         try:
             async for value in self._drain(bridge, timeout):
                 yield value
         finally:
+            bridge.left.set()
+            self._bridges.discard(bridge)
             if not bridge.finished:
                 abandon()
             bridge.receive.close()
@@ -288,6 +308,7 @@ class EmulatedConnection:
                 return
             except TimeoutError:
                 raise calls.item_timeout(timeout) from None
+            bridge.taken()
             yield value
 
     # -- closing --------------------------------------------------------------------
@@ -305,6 +326,8 @@ class EmulatedConnection:
         if self._closed:
             return
         self._closed = True
+        for bridge in self._bridges:  # a pusher waiting for room must not hold up the join
+            bridge.left.set()
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(self._close_and_join)
             if self._pool_pumps:

@@ -16,7 +16,6 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
-import math
 import ssl
 import time
 from collections.abc import AsyncIterator
@@ -45,6 +44,10 @@ def _wake(call: Call) -> None:
 
 class AnyioConnection(Roundtrips[anyio.Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
+
+    write_stall_limit = 10.0
+    """Seconds one write may wait for a peer that does not read, even for a call
+    without a timeout, before the connection is failed (its frame may be cut)."""
 
     def __init__(
         self, stream: ByteStream, *, token: str | None = None,
@@ -142,7 +145,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         data = self._table.give_up(call)
         if data:
             with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
-                await self._write(data, math.inf)
+                await self._write(data, deadline(_CLOSE_GRACE))
 
     def _queue(self, data: bytes) -> int:
         if data:
@@ -172,13 +175,17 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
             self._outbox.clear()
             upto = self._queued
+            # Shielded, so a cancelled caller never leaves half a frame on the wire; bounded,
+            # so a peer that stopped reading cannot hold a cancelled caller forever.
+            stalled_at = time.monotonic() + self.write_stall_limit
             with anyio.CancelScope(shield=True) as writing:
-                if until != math.inf:
-                    writing.deadline = anyio.current_time() + max(until - time.monotonic(), 0)
+                writing.deadline = anyio.current_time() + max(min(until, stalled_at) - time.monotonic(), 0)
                 await self._stream.send(batch)
             if writing.cancelled_caught:
-                self._table.fail(calls.torn_write())
-                raise calls.write_timeout()
+                if until <= stalled_at:
+                    self._table.fail(calls.torn_write())
+                    raise calls.write_timeout()
+                raise self._table.fail(calls.write_stalled(self.write_stall_limit))
             self._sent = upto
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             raise self._table.fail(calls.broken(exc)) from exc
@@ -236,7 +243,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             if goodbye:
                 with anyio.move_on_after(_CLOSE_GRACE):
                     try:
-                        await self._write(goodbye, math.inf)
+                        await self._write(goodbye, deadline(_CLOSE_GRACE))
                     except DualioError:
                         pass
             self._table.fail(calls.closed_by_user())

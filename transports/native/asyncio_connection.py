@@ -51,6 +51,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         self.loop = LoopHandle.current()
         self._transport: asyncio.Transport | None = None
         self._paused = False
+        self._reading_paused = False  # a stream's consumer is behind (see STREAM_BACKLOG)
         self._drained: asyncio.Future[None] | None = None
         self._outbox: list[bytes] = []
         self._lost: asyncio.Future[None] = loop.create_future()
@@ -92,6 +93,16 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         if self._table.receive(data) is not None:
             self._abort()
             self._resume()
+        elif self._table.backlogged and not self._reading_paused and self._transport is not None:
+            self._reading_paused = True
+            self._transport.pause_reading()
+
+    def _read_on(self) -> None:
+        """Resume reading once no stream's consumer is behind any more."""
+        if self._reading_paused and not self._table.backlogged and self._transport is not None:
+            self._reading_paused = False
+            if not self._transport.is_closing():
+                self._transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
@@ -183,7 +194,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         self._write(data)
         try:
             while True:
-                item = call.next_item()
+                item = self._table.next_item(call)
+                if self._reading_paused:
+                    self._read_on()
                 if item is Next.WAIT:
                     waiter = call.waiter = loop.create_future()
                     timer = None if timeout is None else loop.call_at(
@@ -200,6 +213,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                     yield op.decode_item(item)
         finally:
             self._give_up(call)
+            self._read_on()
 
     # -- closing ----------------------------------------------------------------------
 

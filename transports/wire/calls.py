@@ -58,6 +58,11 @@ from transports.wire.frames import (
 
 W = TypeVar("W")
 
+STREAM_BACKLOG = 256 * 1024
+"""Bytes of stream items a connection buffers for one slow consumer before the
+transport should stop reading (each item counts at least ``ITEM_COST``)."""
+ITEM_COST = 64
+
 
 class CallKind(Enum):
     UNARY = "unary"
@@ -110,6 +115,11 @@ def write_timeout() -> DualioTimeout:
 def torn_write() -> DualioTimeout:
     """The failure of a connection left with half a frame on the wire."""
     return DualioTimeout("timed out in the middle of writing a frame")
+
+
+def write_stalled(seconds: float) -> ClosedError:
+    """The failure of a connection whose peer read nothing while a frame waited to go out."""
+    return ClosedError(f"the server read nothing for {seconds:g}s while a frame was being written")
 
 
 def peer_closed() -> ClosedError:
@@ -169,7 +179,9 @@ class CallState(Generic[W]):
     connection's failure (``error``), or by the caller giving up.
     """
 
-    __slots__ = ("abandoned", "done", "error", "id", "items", "kind", "method", "result", "waiter")
+    __slots__ = (
+        "abandoned", "backlog", "done", "error", "id", "items", "kind", "method", "result", "waiter",
+    )
 
     def __init__(self, rid: int, kind: CallKind, method: str) -> None:
         self.id = rid
@@ -180,6 +192,7 @@ class CallState(Generic[W]):
         self.result: bytes = b""
         self.error: DualioError | None = None
         self.items: deque[bytes] | None = deque() if kind is CallKind.STREAM else None
+        self.backlog = 0  # bytes of items not taken yet (see STREAM_BACKLOG)
         self.waiter: W | None = None
 
     def outcome(self) -> bytes:
@@ -242,6 +255,7 @@ class CallTable(Generic[W]):
         self._calls: dict[int, CallState[W]] = {0: self.handshake}
         self.failure: DualioError | None = None
         self.closing = False
+        self.backlogged: set[CallState[W]] = set()  # streams over STREAM_BACKLOG: stop reading
         self.dropped = 0  # frames that arrived for calls whose callers had given up
 
     # -- state -------------------------------------------------------------------
@@ -308,12 +322,14 @@ class CallTable(Generic[W]):
         waiter is woken. Returns the CANCEL bytes to send, or ``b""`` when there is
         nothing to tell the server (the call had ended, or the connection has).
         """
+        if state.items is not None:
+            state.items.clear()
+            state.backlog = 0
+            self.backlogged.discard(state)
         if state.done:
             return b""
         state.done = True
         state.error = error or cancelled()
-        if state.items:
-            state.items.clear()
         self._wake(state)
         if self.failure is not None or self.closing:
             self._calls.pop(state.id, None)
@@ -353,6 +369,9 @@ class CallTable(Generic[W]):
                     self.dropped += 1
                     continue
                 state.items.append(payload)  # type: ignore[union-attr]
+                state.backlog += len(payload) + ITEM_COST
+                if state.backlog > STREAM_BACKLOG:
+                    self.backlogged.add(state)
                 wake(state)
                 continue
             del calls[rid]
@@ -395,8 +414,19 @@ class CallTable(Generic[W]):
 
     # -- the end -------------------------------------------------------------------
 
+    def next_item(self, state: CallState[W]) -> bytes | Next:
+        """:meth:`CallState.next_item`, keeping count of the stream's backlog: once it
+        is back under half of ``STREAM_BACKLOG`` the stream no longer holds reading."""
+        item = state.next_item()
+        if item.__class__ is bytes:
+            state.backlog -= len(item) + ITEM_COST
+            if state.backlog <= STREAM_BACKLOG // 2 and self.backlogged:
+                self.backlogged.discard(state)
+        return item
+
     def fail(self, error: DualioError) -> DualioError:
         """The connection is unusable: every live call ends with its first failure."""
+        self.backlogged.clear()
         if self.failure is None:
             self.failure = error
         error = self.failure

@@ -1,0 +1,106 @@
+"""What a peer can make a client hold is bounded: stream items waiting for a slow
+consumer, and the time a stalled write may keep a cancelled caller."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import pytest
+
+from dualio import AsyncClient, DualioError
+from tests.conftest import ServerProcess
+from tests.scripted_peer import ScriptedPeer, stall
+from transports.emulation.emulated_connection import BRIDGE_ITEMS
+from transports.native.anyio_connection import AnyioConnection
+from transports.wire.calls import ITEM_COST, STREAM_BACKLOG
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+WORDS = 300_000
+ONE_READ_OF_ITEMS = 256 * 1024 // 14  # the smallest word frame is 14 bytes
+
+
+def buffered_items(client: AsyncClient) -> int:
+    conn: Any = client._conn
+    table = conn._table
+    return sum(len(call.items or ()) for call in table._calls.values())
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", ("asyncio", {"use_uvloop": True})],
+                         ids=["asyncio", "uvloop"])
+async def test_a_slow_stream_consumer_pauses_reading_on_the_asyncio_fast_path(server: ServerProcess) -> None:
+    bound = STREAM_BACKLOG // ITEM_COST + ONE_READ_OF_ITEMS
+    async with AsyncClient(*server.address, timeout=10) as client:
+        words = client.words(WORDS)
+        peak = 0
+        async for index, _ in aenumerate(words):
+            if index < 20:
+                await anyio.sleep(0.05)  # a slow consumer: the server could send everything meanwhile
+                peak = max(peak, buffered_items(client))
+            elif index == 20:
+                assert peak < bound < WORDS // 3, (peak, bound)
+            # then it keeps up, and the whole stream still arrives
+        assert index == WORDS - 1
+        assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("emulation", ["pool", "callback"])
+async def test_a_slow_stream_consumer_holds_the_emulation_bridge_to_its_bound(
+    server: ServerProcess, emulation: str
+) -> None:
+    async with AsyncClient(*server.address, timeout=10, transport="emulated", emulation=emulation) as client:
+        conn: Any = client._conn
+        peak = 0
+        count = 0
+        async for _ in client.words(WORDS // 10):
+            count += 1
+            if count < 10:
+                await anyio.sleep(0.05)
+                (bridge,) = conn._bridges
+                peak = max(peak, bridge.receive.statistics().current_buffer_used)
+        assert count == WORDS // 10
+        assert 0 < peak <= BRIDGE_ITEMS, peak
+        assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("emulation", ["pool", "callback"])
+async def test_leaving_a_full_bridge_frees_its_pusher(server: ServerProcess, emulation: str) -> None:
+    async with AsyncClient(*server.address, timeout=10, transport="emulated", emulation=emulation) as client:
+        async for _ in client.words(WORDS // 10):
+            await anyio.sleep(0.3)  # the bridge fills up meanwhile
+            break
+        assert await client.echo(b"after") == b"after"
+    # aclose() joined every thread this connection started: nothing hangs on a full bridge
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
+async def test_a_stalled_write_without_timeout_still_honours_cancellation(
+    monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+) -> None:
+    monkeypatch.setattr(AnyioConnection, "write_stall_limit", 0.5)
+    with ScriptedPeer(stall()) as peer:
+        async with AsyncClient(*peer.address, timeout=None, transport="anyio") as client:
+            started = time.monotonic()
+            with anyio.move_on_after(0.2):
+                async with anyio.create_task_group() as tasks:
+                    for _ in range(100):  # more than the socket buffers hold: a send stalls
+                        tasks.start_soon(echo_expecting_failure, client)
+            took = time.monotonic() - started
+            assert took < 0.2 + 0.5 + 1.0, took
+            assert client.closed  # the frame may be cut: the connection cannot be used again
+
+
+async def echo_expecting_failure(client: AsyncClient) -> None:
+    with pytest.raises(DualioError):
+        await client.echo(b"x" * (1 << 20))
+
+
+async def aenumerate(items: Any) -> Any:
+    index = 0
+    async for item in items:
+        yield index, item
+        index += 1
