@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from transports.wire import calls
-from transports.wire.calls import CallKind, CallState, CallTable, Next
+from transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable, Next
 from transports.wire.client_protocol import WELCOME, encode_error
 from transports.wire.errors import (
     AuthenticationError,
@@ -290,3 +290,23 @@ def test_deadlines() -> None:
     assert calls.deadline(None) == float("inf") and calls.remaining(float("inf")) is None
     left = calls.remaining(calls.deadline(5))
     assert left is not None and 4 < left <= 5
+
+
+def test_a_stream_over_its_backlog_holds_reading_until_half_is_taken() -> None:
+    table, _ = open_table()
+    call, _ = table.start(CallKind.STREAM, "words", b"")
+    item = b"x" * 1000
+    per_item = len(item) + ITEM_COST
+    count = STREAM_BACKLOG // per_item + 1
+    table.receive(b"".join(frame(FrameKind.STREAM_ITEM, call, item) for _ in range(count)))
+    assert table.backlogged == {call}
+    taken = 0
+    while table.backlogged:
+        assert table.next_item(call) == item
+        taken += 1
+    assert call.backlog <= STREAM_BACKLOG // 2 < call.backlog + per_item
+    assert taken == count - (STREAM_BACKLOG // 2) // per_item
+    table.receive(b"".join(frame(FrameKind.STREAM_ITEM, call, item) for _ in range(count)))
+    assert table.backlogged == {call}
+    table.give_up(call)  # leaving the stream frees its backlog at once
+    assert not table.backlogged and call.backlog == 0
