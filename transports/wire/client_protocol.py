@@ -20,6 +20,7 @@ from transports.wire.errors import (
     FrameTooLarge,
     ProtocolError,
     RemoteError,
+    VersionMismatch,
 )
 from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
@@ -68,7 +69,7 @@ def connection_error(payload: bytes) -> ConnectError | RemoteError:
     if error.code == ErrorCode.UNAUTHORIZED:
         return AuthenticationError(error.message)
     if error.code == ErrorCode.UNSUPPORTED_VERSION:
-        return ConnectError(error.message)
+        return VersionMismatch(error.message)
     return error
 
 

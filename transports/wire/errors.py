@@ -27,16 +27,36 @@ class ErrorCode(IntEnum):
     BUSY = 11
 
 
+RETRYABLE_CODES = frozenset({ErrorCode.NOT_READY, ErrorCode.SHUTTING_DOWN, ErrorCode.BUSY})
+
+
 class DualioError(Exception):
-    """Base class of every error dualio raises."""
+    """Base class of every error dualio raises.
+
+    ``retryable`` says whether trying again later may succeed (the server was
+    unreachable, busy or restarting), not whether it is safe: the client retries
+    by itself only calls that are safe to send twice (see RetryPolicy).
+    """
+
+    retryable: bool = False
 
 
 class ConnectError(DualioError, ConnectionError):
     """The connection or its handshake could not be established."""
 
+    retryable = True
+
 
 class AuthenticationError(ConnectError):
     """The server refused the handshake: missing or wrong token."""
+
+    retryable = False
+
+
+class VersionMismatch(ConnectError):
+    """The server does not speak this client's protocol version."""
+
+    retryable = False
 
 
 class DualioTimeout(DualioError, TimeoutError):
@@ -61,6 +81,35 @@ class ClosedError(DualioError):
     """The connection is closed (by this side, by the peer, or because it broke)."""
 
 
+class ConnectionLost(ClosedError):
+    """The connection broke while the call was in flight: its request may have
+    reached the server (and may have been served). Retried by itself only for
+    methods that are safe to run twice."""
+
+    retryable = True
+
+
+class StreamInterrupted(ConnectionLost):
+    """The connection broke in the middle of a stream; streams are not resumed.
+    ``delivered`` items had been handed to the caller."""
+
+    def __init__(self, message: str, delivered: int) -> None:
+        super().__init__(message)
+        self.delivered = delivered
+
+
+class RetriesExhausted(ConnectError):
+    """Reconnecting, or retrying a call, failed as many times (or for as long) as the
+    retry policy allows. ``attempts`` tries were made; ``errors`` says how each failed."""
+
+    retryable = False
+
+    def __init__(self, message: str, attempts: int, errors: list[DualioError]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.errors = list(errors)
+
+
 class CallCancelled(DualioError):
     """The call was abandoned by its caller before its answer arrived."""
 
@@ -72,6 +121,8 @@ class RemoteError(DualioError):
         super().__init__(f"{_code_name(code)}: {message}")
         self.code = code
         self.message = message
+        # the server did not serve the request, and asks to be tried again later
+        self.retryable = code in RETRYABLE_CODES
 
 
 class UsageError(DualioError, RuntimeError):

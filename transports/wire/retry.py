@@ -1,0 +1,92 @@
+"""When to try again, and after how long: reconnects and retried calls (no I/O).
+
+One :class:`RetryPolicy` bounds both. A *series* of tries (reconnecting after a
+lost connection, or one call tried again) waits an exponentially growing,
+jittered delay before each new try, and stops at ``attempts`` tries or when
+``budget`` seconds have passed since the series began, whichever comes first.
+A call never waits past its own deadline either.
+
+Which failures may be retried is decided here too (:func:`may_retry`): an
+error that says "try again" (``err.retryable``), for a call that is safe to
+send twice (``idempotent``) or that certainly never reached the server.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+from transports.wire.errors import ConnectionLost, DualioError, RetriesExhausted
+from transports.wire.timeouts import check_timeout
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How many times, and how patiently, to reconnect and to retry a call.
+
+    ``attempts``: tries after the first one; ``base_delay`` doubles each try up
+    to ``max_delay``, and each delay is drawn uniformly from [half of it, all of
+    it] (jitter: clients that lost the same server do not return in step);
+    ``budget``: seconds a series of tries may take in all.
+    """
+
+    attempts: int = 5
+    base_delay: float = 0.05
+    max_delay: float = 2.0
+    budget: float = 30.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 0:
+            raise ValueError(f"attempts must be an int >= 0, got {self.attempts!r}")
+        for name in ("base_delay", "max_delay", "budget"):
+            check_timeout(name, getattr(self, name))
+        if self.max_delay < self.base_delay:
+            raise ValueError("max_delay must be >= base_delay")
+
+    def delay(self, attempt: int, rng: random.Random | None = None) -> float:
+        """The wait before try number ``attempt`` + 1 (``attempt`` counts from 1)."""
+        ceiling = min(self.max_delay, self.base_delay * 2 ** min(attempt - 1, 62))
+        return (rng or random).uniform(ceiling / 2, ceiling)
+
+    def series(self, until: float = math.inf) -> Series:
+        return Series(self, until)
+
+
+class Series:
+    """One series of tries under a policy, ending at ``until`` at the latest."""
+
+    __slots__ = ("_policy", "_started", "_until", "failures")
+
+    def __init__(self, policy: RetryPolicy, until: float = math.inf) -> None:
+        self._policy = policy
+        self._started = time.monotonic()
+        self._until = min(until, self._started + policy.budget)
+        self.failures: list[DualioError] = []
+
+    def next_delay(self, error: DualioError) -> float:
+        """After a failed try: the wait before the next one. Raises
+        :class:`RetriesExhausted` (its cause: ``error``) when the series is over."""
+        self.failures.append(error)
+        tries = len(self.failures)
+        if tries > self._policy.attempts:
+            raise RetriesExhausted(
+                f"gave up after {tries} tries: {error}", tries, self.failures
+            ) from error
+        wait = self._policy.delay(tries)
+        if time.monotonic() + wait >= self._until:
+            raise RetriesExhausted(
+                f"gave up after {tries} tries in {time.monotonic() - self._started:.1f}s "
+                f"(retry budget {self._policy.budget:g}s): {error}", tries, self.failures,
+            ) from error
+        return wait
+
+
+def may_retry(error: DualioError, idempotent: bool) -> bool:
+    """Whether a call that failed with ``error`` may be sent again."""
+    if not error.retryable:
+        return False
+    if isinstance(error, ConnectionLost):
+        return idempotent  # the request may have reached the server
+    return True
