@@ -32,7 +32,6 @@ from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable, deadline, remaining
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 Callback = Callable[..., None]
@@ -98,14 +97,12 @@ class CallHandle:
 class BlockingConnection(OnCallTable[_Completion]):
     """A connected, handshaken client connection. Thread-safe."""
 
-    def __init__(
-        self, sock: socket.socket, *, token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> None:
+    def __init__(self, sock: socket.socket, options: ConnectOptions) -> None:
         sock.setblocking(False)
         self._sock = sock
         self._table: CallTable[_Completion] = CallTable(
-            token=token, max_frame_size=max_frame_size, wake=self._wake
+            token=options.token, max_frame_size=options.max_frame_size, wake=self._wake,
+            keepalive=options.keepalive,
         )
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
@@ -133,6 +130,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         try:
             sock = socket.create_connection((options.host, options.port), timeout=options.connect_timeout)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
             if options.tls is not None:
                 left = remaining(until)
                 if left is not None and left <= 0:
@@ -143,7 +141,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             if sock is not None:
                 sock.close()
             raise calls.connect_failed(options.host, options.port, exc) from exc
-        conn = cls(sock, token=options.token, max_frame_size=options.max_frame_size)
+        conn = cls(sock, options)
         try:
             conn._handshake(until)
         except BaseException:
@@ -270,6 +268,9 @@ class BlockingConnection(OnCallTable[_Completion]):
         with self._cond:
             call, data = self._table.start(kind, method, args)
             call.waiter = completion
+            probe = self._table.keepalive_due()  # a connection idle for long is checked too
+            if probe:
+                self._control.append(probe)
         if handle is not None and not handle.bind(self, call):
             with self._cond:
                 self._table.release(call)
@@ -333,7 +334,23 @@ class BlockingConnection(OnCallTable[_Completion]):
                         self._cond.wait(left)
                     finally:
                         self._sleepers -= 1
-            self._read_once(left)
+            check = self._table.keepalive_wait()
+            self._read_once(left if check is None or (left is not None and left < check) else check)
+            if check is not None:
+                self._keepalive()
+
+    def _keepalive(self) -> None:
+        """Send a keepalive PING if one is due; fail the connection if one went unanswered."""
+        with self._cond:
+            probe = self._table.keepalive_due()
+            if probe:
+                self._control.append(probe)
+            elif self._table.failure is not None:
+                self._shutdown_socket()
+            ready = self._take_ready()
+        _run_all(ready)
+        if probe:
+            self._flush_control()
 
     def _read_once(self, timeout: float | None) -> bool:
         """Read what arrives within ``timeout`` and route it. Holds the reader role."""
@@ -397,8 +414,9 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if self._table.failure is not None:
                     return
                 self._reading = True
-            if not self._read_once(None):
+            if not self._read_once(self._table.keepalive_wait()):
                 return
+            self._keepalive()
 
     # -- socket I/O ---------------------------------------------------------
 

@@ -16,13 +16,14 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
 import anyio
-from anyio.abc import ByteStream
+from anyio.abc import ByteStream, SocketAttribute
 
 from transports.native.roundtrips import Roundtrips
 from transports.running_loop import LoopHandle
@@ -30,7 +31,6 @@ from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError, DualioTimeout
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -49,13 +49,11 @@ class AnyioConnection(Roundtrips[anyio.Event]):
     """Seconds one write may wait for a peer that does not read, even for a call
     without a timeout, before the connection is failed (its frame may be cut)."""
 
-    def __init__(
-        self, stream: ByteStream, *, token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> None:
+    def __init__(self, stream: ByteStream, options: ConnectOptions) -> None:
         self._stream = stream
         self._table: CallTable[anyio.Event] = CallTable(
-            token=token, max_frame_size=max_frame_size, wake=_wake
+            token=options.token, max_frame_size=options.max_frame_size, wake=_wake,
+            keepalive=options.keepalive,
         )
         self._write_lock = anyio.Lock()
         self._outbox: list[bytes] = []
@@ -81,7 +79,10 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                     )
         except (OSError, ssl.SSLError) as exc:
             raise calls.connect_failed(host, port, exc) from exc
-        conn = cls(stream, token=options.token, max_frame_size=options.max_frame_size)
+        raw = stream.extra(SocketAttribute.raw_socket, None)
+        if raw is not None:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        conn = cls(stream, options)
         try:
             await conn._handshake(until)
         except BaseException:
@@ -131,6 +132,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     async def _send_request(self, kind: CallKind, method: str, args: bytes, until: float) -> Call:
         call, data = self._table.start(kind, method, args)
+        self._queue(self._table.keepalive_due())  # a connection idle for long is checked too
         try:
             await self._write(data, until)
         except BaseException:
@@ -203,7 +205,13 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                     if not self._reading:
                         self._reading = True
                         try:
-                            await self._read_some()
+                            check = self._table.keepalive_wait()
+                            if check is None:
+                                await self._read_some()
+                            else:
+                                with anyio.move_on_after(check):
+                                    await self._read_some()
+                                await self._keepalive()
                         finally:
                             self._reading = False
                         continue
@@ -217,6 +225,15 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             raise calls.call_timeout() from None
         finally:
             self._pass_reader_role()
+
+    async def _keepalive(self) -> None:
+        probe = self._table.keepalive_due()
+        if probe:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+                try:
+                    await self._write(probe, deadline(_CLOSE_GRACE))
+                except DualioError:
+                    pass  # the connection has failed: every waiter knows already
 
     def _pass_reader_role(self) -> None:
         if not self._reading and self._waiters:

@@ -11,6 +11,7 @@ timer and one ``transport.write``; frames are written whole by construction
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from typing import TypeVar, cast
 
@@ -20,7 +21,6 @@ from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -40,13 +40,12 @@ def _expire(waiter: asyncio.Future[None], timeout: float | None) -> None:
 
 
 class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
-    def __init__(
-        self, loop: asyncio.AbstractEventLoop, *, token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
-    ) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
         self._table: CallTable[asyncio.Future[None]] = CallTable(
-            token=token, max_frame_size=max_frame_size, wake=_wake
+            token=options.token, max_frame_size=options.max_frame_size, wake=_wake,
+            keepalive=options.keepalive,
         )
+        self._keepalive_timer: asyncio.TimerHandle | None = None
         self._loop = loop
         self.loop = LoopHandle.current()
         self._transport: asyncio.Transport | None = None
@@ -59,7 +58,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
     @classmethod
     async def connect(cls, options: ConnectOptions) -> AsyncioConnection:
         loop = asyncio.get_running_loop()
-        conn = cls(loop, token=options.token, max_frame_size=options.max_frame_size)
+        conn = cls(loop, options)
         welcome = conn._table.handshake.waiter = loop.create_future()
         try:
             async with asyncio.timeout(options.connect_timeout):
@@ -71,6 +70,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                 conn._transport.write(conn._table.hello())
                 await welcome
             conn._table.handshake_outcome()
+            conn._keepalive()
         except (OSError, DualioError) as exc:
             conn._abort()
             if conn._transport is None:
@@ -88,6 +88,24 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+    def _keepalive(self) -> None:
+        """A PING after ``keepalive`` seconds of silence; the connection fails if it goes
+        unanswered as long. One timer per connection, re-armed for the next check."""
+        self._keepalive_timer = None
+        probe = self._table.keepalive_due()
+        if probe:
+            self._write(probe)
+        elif self._table.failure is not None:
+            self._abort()
+            self._resume()
+            return
+        wait = self._table.keepalive_wait()
+        if wait is not None and not self._table.closed:
+            self._keepalive_timer = self._loop.call_later(wait + 0.001, self._keepalive)
 
     def data_received(self, data: bytes) -> None:
         if self._table.receive(data) is not None:
@@ -105,6 +123,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                 self._transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._keepalive_timer is not None:
+            self._keepalive_timer.cancel()
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
         if not self._lost.done():

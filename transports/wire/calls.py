@@ -44,6 +44,7 @@ from transports.wire.errors import (
     CallCancelled,
     ClosedError,
     ConnectError,
+    ConnectionLost,
     ConnectTimeout,
     DualioError,
     DualioTimeout,
@@ -117,17 +118,17 @@ def torn_write() -> DualioTimeout:
     return DualioTimeout("timed out in the middle of writing a frame")
 
 
-def write_stalled(seconds: float) -> ClosedError:
+def write_stalled(seconds: float) -> ConnectionLost:
     """The failure of a connection whose peer read nothing while a frame waited to go out."""
-    return ClosedError(f"the server read nothing for {seconds:g}s while a frame was being written")
+    return ConnectionLost(f"the server read nothing for {seconds:g}s while a frame was being written")
 
 
-def peer_closed() -> ClosedError:
-    return ClosedError("the server closed the connection")
+def peer_closed() -> ConnectionLost:
+    return ConnectionLost("the server closed the connection")
 
 
-def broken(exc: BaseException) -> ClosedError:
-    return ClosedError(f"the connection broke: {exc}")
+def broken(exc: BaseException) -> ConnectionLost:
+    return ConnectionLost(f"the connection broke: {exc}")
 
 
 def closed_by_user() -> ClosedError:
@@ -246,8 +247,13 @@ class CallTable(Generic[W]):
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         wake: Callable[[CallState[W]], None] = _nothing,
+        keepalive: float | None = None,
     ) -> None:
         self.protocol = ClientProtocol(token=token, max_frame_size=max_frame_size)
+        self.keepalive = keepalive
+        self.last_heard = time.monotonic()  # when bytes last arrived
+        self._probe: CallState[W] | None = None  # the keepalive PING in flight
+        self._probe_sent = 0.0
         self._decoder = self.protocol.decoder
         self._wake = wake
         self._next_id = 1
@@ -274,7 +280,9 @@ class CallTable(Generic[W]):
         if self.closing:
             raise ClosedError("the connection is closed")
         if self.failure is not None:
-            raise ClosedError(f"the connection is closed: {self.failure}") from self.failure
+            error = ClosedError(f"the connection is closed: {self.failure}")
+            error.retryable = self.failure.retryable  # nothing was sent: safe to try elsewhere
+            raise error from self.failure
 
     def handshake_outcome(self) -> None:
         """After the handshake call is done: nothing, or the ConnectError to raise."""
@@ -348,6 +356,7 @@ class CallTable(Generic[W]):
         """
         if self.failure is not None:
             return self.failure
+        self.last_heard = time.monotonic()
         try:
             frames = self._decoder.feed(data)
         except ProtocolError as exc:
@@ -413,6 +422,45 @@ class CallTable(Generic[W]):
         return ProtocolError(f"server answered {_describe(state)} with a {kind.name} frame")
 
     # -- the end -------------------------------------------------------------------
+
+    # -- keepalive -----------------------------------------------------------------
+
+    def keepalive_due(self) -> bytes:
+        """A keepalive PING to send now, or ``b""``.
+
+        A PING goes out when nothing has arrived for ``keepalive`` seconds; when
+        that PING has had no answer for another ``keepalive`` seconds the peer is
+        taken for dead and the connection fails (``ConnectionLost``). So a dead
+        peer is found within two ``keepalive`` intervals of its last word, even
+        by a call without a timeout. Transports ask whenever they wake up, and at
+        least every :meth:`keepalive_wait` seconds while anyone waits.
+        """
+        if self.keepalive is None or self.closing or self.failure is not None:
+            return b""
+        now = time.monotonic()
+        probe = self._probe
+        if probe is not None:
+            if not probe.done:
+                if now - self._probe_sent >= self.keepalive:
+                    self.fail(ConnectionLost(
+                        f"the server did not answer a keepalive PING within {self.keepalive:g}s"
+                    ))
+                return b""
+            self._probe = None
+        if now - self.last_heard < self.keepalive or self.protocol.state is not State.OPEN:
+            return b""
+        probe, data = self.start(CallKind.PING, "keepalive", b"")
+        self._probe, self._probe_sent = probe, now
+        return data
+
+    def keepalive_wait(self) -> float | None:
+        """Seconds until :meth:`keepalive_due` may have something to do; None: never."""
+        if self.keepalive is None:
+            return None
+        now = time.monotonic()
+        if self._probe is not None and not self._probe.done:
+            return max(self._probe_sent + self.keepalive - now, 0.0)
+        return max(self.last_heard + self.keepalive - now, 0.0)
 
     def next_item(self, state: CallState[W]) -> bytes | Next:
         """:meth:`CallState.next_item`, keeping count of the stream's backlog: once it

@@ -13,8 +13,8 @@ from enum import Enum
 from transports.wire import methods
 from transports.wire.errors import (
     AuthenticationError,
-    ClosedError,
     ConnectError,
+    ConnectionLost,
     DualioError,
     ErrorCode,
     FrameTooLarge,
@@ -59,7 +59,7 @@ def decode_error(payload: bytes) -> RemoteError:
 def connection_ending(kind: FrameKind, payload: bytes) -> DualioError:
     """The error that a CLOSE or an ERROR with id 0 means for the whole connection."""
     if kind is FrameKind.CLOSE:
-        return ClosedError("the server closed the connection")
+        return ConnectionLost("the server closed the connection")
     return connection_error(payload)
 
 

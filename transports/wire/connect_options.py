@@ -16,7 +16,9 @@ class ConnectOptions:
 
     ``connect_timeout`` bounds TCP connect, the TLS handshake and HELLO/WELCOME
     together. With ``tls``, the certificate is checked against
-    ``server_hostname`` (default: ``host``).
+    ``server_hostname`` (default: ``host``). ``keepalive``: seconds of silence
+    after which the connection is checked with a PING (None: never; the
+    sockets have SO_KEEPALIVE either way).
     """
 
     host: str = "127.0.0.1"
@@ -26,6 +28,7 @@ class ConnectOptions:
     server_hostname: str | None = None
     token: str | None = None
     max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
+    keepalive: float | None = 15.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -44,6 +47,7 @@ class ConnectOptions:
         if self.token is not None and len(self.token.encode()) > MAX_TOKEN_BYTES:
             raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
         validate_max_frame_size(self.max_frame_size)
+        object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
 
     @property
     def tls_hostname(self) -> str:
