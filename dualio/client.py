@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ssl
 from concurrent.futures import Executor
 from types import TracebackType
-from typing import Literal
+from typing import Any, Literal
+
+import anyio
 
 from dualio.service_methods import AsyncServiceMethods
 from transports.emulation.emulated_connection import EmulatedConnection, Strategy
@@ -13,10 +16,20 @@ from transports.interface import AsyncTransport
 from transports.native.anyio_connection import AnyioConnection
 from transports.native.asyncio_connection import AsyncioConnection
 from transports.running_loop import LoopHandle
+from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import ClosedError, UsageError
+from transports.wire.events import (
+    ConnectionState,
+    RequestCallback,
+    ResponseCallback,
+    StateCallback,
+    StateReporter,
+)
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy, may_reconnect
 from transports.wire.timeouts import check_timeout
+from transports.wire.url import parse_url
 
 TransportName = Literal["native", "anyio", "emulated"]
 _TRANSPORTS = ("native", "anyio", "emulated")
@@ -50,6 +63,12 @@ class AsyncClient(AsyncServiceMethods):
         server_hostname: str | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        keepalive: float | None = 15.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        lazy: bool = False,
+        on_state: StateCallback | None = None,
+        on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None,
         transport: TransportName = "native",
         emulation: Strategy = "pool",
         max_workers: int | None = None,
@@ -68,8 +87,16 @@ class AsyncClient(AsyncServiceMethods):
         if transport != "emulated" and (max_workers is not None or executor is not None):
             raise ValueError("max_workers and executor apply to transport='emulated' only")
         self._options = ConnectOptions(
-            host, port, connect_timeout, tls, server_hostname, token, max_frame_size
+            host, port, connect_timeout, tls, server_hostname, token, max_frame_size, keepalive
         )
+        self.retry = check_policy(retry)
+        self.on_request = on_request
+        self.on_response = on_response
+        self._lazy = lazy
+        self._state = StateReporter(f"{host}:{port}", on_state)
+        self._lock: anyio.Lock | None = None  # made on the loop: one task (re)connects at a time
+        self._loop: LoopHandle | None = None
+        self._closed = False
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
@@ -83,34 +110,67 @@ class AsyncClient(AsyncServiceMethods):
 
     # -- lifetime ---------------------------------------------------------------
 
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> AsyncClient:
+        """A client for ``dualio://[:token@]host[:port][?timeout=5&tls=1&...]``; keyword
+        arguments override what the URL says (docs/api.md lists the keys)."""
+        return cls(**{**parse_url(url), **options})
+
     async def open(self) -> AsyncClient:
-        """Connect and handshake. ``async with`` does this for you."""
-        LoopHandle.current()  # a clear UsageError when no loop runs
+        """Connect and handshake (on the first call instead, with ``lazy=True``).
+        ``async with`` does this for you."""
+        loop = LoopHandle.current()  # a clear UsageError when no loop runs
         if self._opened:
             raise UsageError("this AsyncClient was already opened; make a new one")
         self._opened = True
-        self._conn = await self._connect(LoopHandle.current().backend)
+        self._loop = loop
+        self._lock = anyio.Lock()
+        if not self._lazy:
+            self._conn = await self._connect(calls.deadline(self._options.connect_timeout))
         return self
 
-    async def _connect(self, backend: str) -> AsyncTransport:
+    async def _connect(self, until: float) -> AsyncTransport:
+        """One attempt, within ``connect_timeout`` and the caller's deadline."""
+        options = self._options
+        left = calls.timeout_left(until)
+        if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
+            options = dataclasses.replace(options, connect_timeout=left)
+        reconnect = self._state.state is not None
+        self._state(ConnectionState.RECONNECTING if reconnect else ConnectionState.CONNECTING)
+        conn: AsyncTransport
         if self.transport == "emulated":
-            return await EmulatedConnection.connect(
-                self._options, strategy=self.emulation, max_workers=self._max_workers,
+            conn = await EmulatedConnection.connect(
+                options, strategy=self.emulation, max_workers=self._max_workers,
                 executor=self._executor,
             )
-        if self.transport == "native" and backend == "asyncio":
-            return await AsyncioConnection.connect(self._options)
-        return await AnyioConnection.connect(self._options)
+        elif self.transport == "native" and self._loop is not None and self._loop.backend == "asyncio":
+            conn = await AsyncioConnection.connect(options)
+        else:
+            conn = await AnyioConnection.connect(options)
+        self._state(ConnectionState.CONNECTED)
+        return conn
 
     @property
     def closed(self) -> bool:
-        return self._conn is None or self._conn.closed
+        """True once closed (or never opened), or when the connection has failed for
+        good (it would not be opened again: ``retry=None``, or a failure that retrying
+        cannot mend)."""
+        if self._closed or not self._opened:
+            return True
+        conn = self._conn
+        if conn is None:
+            return False
+        return conn.closed and not may_reconnect(conn.failure, self.retry)
 
     async def aclose(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.aclose()
+        self._state(ConnectionState.CLOSED)
 
     async def __aenter__(self) -> AsyncClient:
         if self._conn is not None:  # opened with ``await client.open()`` already
@@ -128,12 +188,40 @@ class AsyncClient(AsyncServiceMethods):
         kind = f"emulated/{self.emulation}" if self.transport == "emulated" else self.transport
         return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
 
-    def _live_transport(self) -> AsyncTransport:
+    async def _live_transport(self, until: float) -> AsyncTransport:
         conn = self._conn
-        if conn is None:
-            if not self._opened:
-                raise UsageError("the client is not open: use 'async with AsyncClient(...)'")
+        if conn is not None and not conn.closed and conn.loop.is_current():
+            return conn
+        return await self._reconnect(until)
+
+    async def _pause(self, seconds: float) -> None:
+        await anyio.sleep(seconds)
+
+    async def _reconnect(self, until: float) -> AsyncTransport:
+        if not self._opened:
+            raise UsageError("the client is not open: use 'async with AsyncClient(...)'")
+        if self._closed:
             raise ClosedError("the client is closed")
-        if not conn.loop.is_current():
+        assert self._loop is not None and self._lock is not None
+        if not self._loop.is_current():
             raise UsageError("this AsyncClient belongs to another event loop (or none is running)")
-        return conn
+        try:
+            with anyio.fail_after(calls.remaining(until)):
+                await self._lock.acquire()
+        except TimeoutError:
+            raise calls.call_timeout() from None
+        try:
+            if self._closed:
+                raise ClosedError("the client is closed")
+            conn = self._conn
+            if conn is not None:
+                if not conn.closed or not may_reconnect(conn.failure, self.retry):
+                    return conn  # healthy again (another task reconnected), or failed for good
+                self._state(ConnectionState.DISCONNECTED, conn.failure)
+                self._conn = None
+                with anyio.CancelScope(shield=True):
+                    await conn.aclose()
+            self._conn = await self._connect(until)
+            return self._conn
+        finally:
+            self._lock.release()

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ssl
+import threading
+import time
 from types import TracebackType
+from typing import Any
 
 from dualio_sync.service_methods import ServiceMethods
+from transports import forks
 from transports.blocking.connection import BlockingConnection
 from transports.interface import BlockingTransport
+from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ClosedError
+from transports.wire.errors import ClosedError, UsageError
+from transports.wire.events import (
+    ConnectionState,
+    RequestCallback,
+    ResponseCallback,
+    StateCallback,
+    StateReporter,
+)
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy, may_reconnect
 from transports.wire.timeouts import check_timeout
+from transports.wire.url import parse_url
 
 
 class Client(ServiceMethods):
@@ -25,6 +40,13 @@ class Client(ServiceMethods):
     ``timeout`` is the default for every call (``None``: wait forever); each
     method takes ``timeout=`` to override it for one call. For ``words`` it
     bounds the wait for each item.
+
+    A lost connection is opened again by the next call, and calls that are safe
+    to repeat are retried, as ``retry`` allows (``None``: never). ``lazy=True``
+    connects on the first call instead of here. ``keepalive`` seconds of silence
+    are checked with a PING. In a process forked from the one that made the
+    client, the client opens its own connection and never touches the parent's.
+    See docs/api.md for ``on_state``, ``on_request`` and ``on_response``.
     """
 
     def __init__(
@@ -38,24 +60,62 @@ class Client(ServiceMethods):
         server_hostname: str | None = None,
         token: str | None = None,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        keepalive: float | None = 15.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        lazy: bool = False,
+        on_state: StateCallback | None = None,
+        on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
-        options = ConnectOptions(host, port, connect_timeout, tls, server_hostname, token, max_frame_size)
-        self._conn: BlockingConnection | None = BlockingConnection.connect(options)
+        self._options = ConnectOptions(
+            host, port, connect_timeout, tls, server_hostname, token, max_frame_size, keepalive
+        )
+        self.retry = check_policy(retry)
+        self.on_request = on_request
+        self.on_response = on_response
+        self._state = StateReporter(f"{host}:{port}", on_state)
+        self._lock = threading.Lock()  # one thread (re)connects at a time
+        self._conn: BlockingConnection | None = None
+        self._born = forks.generation
+        self._closed = False
+        if not lazy:
+            self._conn = self._connect(calls.deadline(self._options.connect_timeout))
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> Client:
+        """A client for ``dualio://[:token@]host[:port][?timeout=5&tls=1&...]``; keyword
+        arguments override what the URL says (docs/api.md lists the keys)."""
+        return cls(**{**parse_url(url), **options})
 
     # -- lifetime ---------------------------------------------------------------
 
     @property
     def closed(self) -> bool:
-        return self._conn is None or self._conn.closed
+        """True once closed, or when the connection has failed for good (it would not
+        be opened again: ``retry=None``, or a failure that retrying cannot mend)."""
+        conn = self._conn
+        if self._closed:
+            return True
+        if conn is None:
+            return False
+        return conn.closed and not may_reconnect(conn.failure, self.retry)
 
     def close(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
-        conn, self._conn = self._conn, None
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            conn, self._conn = self._conn, None
         if conn is not None:
-            conn.close()
+            if self._born == forks.generation:
+                conn.close()
+            else:
+                conn.forget()
+        self._state(ConnectionState.CLOSED)
 
     def __enter__(self) -> Client:
         return self
@@ -70,8 +130,54 @@ class Client(ServiceMethods):
         state = "closed" if self.closed else "open"
         return f"<Client {self.host}:{self.port} {state}>"
 
-    def _live_transport(self) -> BlockingTransport:
+    # -- the connection ---------------------------------------------------------
+
+    def _live_transport(self, until: float) -> BlockingTransport:
         conn = self._conn
-        if conn is None:
-            raise ClosedError("the client is closed")
+        if conn is not None and not conn.closed and self._born == forks.generation:
+            return conn
+        return self._reconnect(until)
+
+    def _pause(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _reconnect(self, until: float) -> BlockingTransport:
+        left = calls.remaining(until)
+        if not self._lock.acquire(timeout=-1 if left is None else max(left, 0)):
+            raise calls.call_timeout()
+        try:
+            if self._closed:
+                raise ClosedError("the client is closed")
+            conn = self._conn
+            if conn is not None and self._born != forks.generation:
+                conn.forget()  # the parent's socket: never read, written or shut down here
+                self._conn = conn = None
+                self._state(ConnectionState.DISCONNECTED)
+                if self.retry is None:
+                    raise UsageError(
+                        "this Client was made before os.fork() and retry=None forbids a new "
+                        "connection: make a new Client in the child"
+                    )
+            if conn is not None:
+                if not conn.closed or not may_reconnect(conn.failure, self.retry):
+                    return conn  # healthy again (another thread reconnected), or failed for good
+                self._state(ConnectionState.DISCONNECTED, conn.failure)
+                self._conn = None
+                conn.close()
+            self._conn = self._connect(until)
+            return self._conn
+        finally:
+            self._lock.release()
+
+    def _connect(self, until: float) -> BlockingConnection:
+        """One attempt, within ``connect_timeout`` and the caller's deadline."""
+        options = self._options
+        left = calls.timeout_left(until)
+        if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
+            options = dataclasses.replace(options, connect_timeout=left)
+        reconnect = self._state.state is not None
+        self._state(ConnectionState.RECONNECTING if reconnect else ConnectionState.CONNECTING)
+        conn = BlockingConnection.connect(options)
+        self._born = forks.generation
+        self._state(ConnectionState.CONNECTED)
         return conn

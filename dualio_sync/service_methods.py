@@ -6,23 +6,55 @@ Edit the source, then run ``python tests/unasync.py``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import TypeVar
 
 from transports.interface import BlockingTransport
 from transports.wire import methods
+from transports.wire.calls import deadline, timeout_left
+from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
+from transports.wire.events import (
+    CallFinished,
+    CallStarted,
+    RequestCallback,
+    ResponseCallback,
+    answer_size,
+    log,
+    notify,
+)
 from transports.wire.methods import ServerStats
+from transports.wire.retry import RetryPolicy, may_retry
 from transports.wire.timeouts import UNSET, Unset, pick_timeout
 
 T = TypeVar("T")
 
 
+class _Ping:
+    """A ping, described like a call for the retry loop and the hooks."""
+
+    method = "ping"
+    args = b""
+    idempotent = True
+
+
+_PING = _Ping()
+
+
 class ServiceMethods:
-    """Every service method; the face supplies the open transport and the default timeout."""
+    """Every service method; the face supplies the live transport, the pause between
+    tries, and its settings."""
 
     timeout: float | None
+    retry: RetryPolicy | None
+    on_request: RequestCallback | None
+    on_response: ResponseCallback | None
 
-    def _live_transport(self) -> BlockingTransport:
+    def _live_transport(self, until: float) -> BlockingTransport:
+        """An open transport, (re)connecting first if need be, by ``until`` at the latest."""
+        raise NotImplementedError
+
+    def _pause(self, seconds: float) -> None:
         raise NotImplementedError
 
     def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
@@ -48,9 +80,9 @@ class ServiceMethods:
         self, count: int, wait: float = 0.0, *, timeout: float | Unset | None = UNSET
     ) -> Iterator[str]:
         """A stream of ``count`` words, one every ``wait`` seconds; ``timeout`` bounds the
-        wait for each word. Leaving the loop early cancels the stream on the server."""
-        op = methods.words(count, wait)
-        return self._live_transport().stream(op, pick_timeout(timeout, self.timeout))
+        wait for each word. Leaving the loop early cancels the stream on the server.
+        A stream is not resumed after a lost connection: it raises StreamInterrupted."""
+        return self._stream(methods.words(count, wait), pick_timeout(timeout, self.timeout))
 
     def stats(self, *, timeout: float | Unset | None = UNSET) -> ServerStats:
         """The server's counters."""
@@ -58,13 +90,84 @@ class ServiceMethods:
 
     def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
         """Round-trip time to the server, in seconds."""
-        return self._live_transport().ping(pick_timeout(timeout, self.timeout))
+        timeout = pick_timeout(timeout, self.timeout)
+        return self._attempts(_PING, timeout, deadline(timeout))
 
     def call(
         self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
     ) -> bytes:
-        """Call any method with raw argument bytes; returns the raw answer."""
+        """Call any method with raw argument bytes; returns the raw answer. Not retried
+        after a lost connection (its effects are unknown)."""
         return self._call(methods.raw(method, payload), timeout)
 
     def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        return self._live_transport().call(op, pick_timeout(timeout, self.timeout))
+        timeout = pick_timeout(timeout, self.timeout)
+        if self.on_request is not None or self.on_response is not None:
+            return self._attempts(op, timeout, deadline(timeout))
+        until = deadline(timeout)
+        try:
+            transport = self._live_transport(until)
+            return transport.call(op, timeout)
+        except DualioError as exc:
+            if self.retry is None or not may_retry(exc, op.idempotent):
+                raise
+            return self._attempts(op, timeout, until, exc)
+
+    def _attempts(
+        self, op: methods.Call[T] | _Ping, timeout: float | None, until: float,
+        error: DualioError | None = None,
+    ) -> T:
+        """Send ``op`` (after a first try that failed with ``error``, if given), and again
+        while the retry policy allows and it is safe; tell the user's hooks before each
+        try and after the last."""
+        started = time.perf_counter()
+        series = None
+        tries = 0 if error is None else 1
+        while True:
+            if error is not None:
+                try:
+                    if self.retry is None or not may_retry(error, op.idempotent):
+                        raise error
+                    series = series or self.retry.series(until)
+                    wait = series.next_delay(error)
+                except DualioError as final:
+                    if self.on_response is not None:
+                        elapsed = time.perf_counter() - started
+                        failed = CallFinished(op.method, len(op.args), 0, elapsed, tries, final)
+                        notify(self.on_response, failed)
+                    raise
+                log.debug("retrying %s in %.3fs after %s: %s", op.method, wait, type(error).__name__, error)
+                self._pause(wait)
+            tries += 1
+            if self.on_request is not None:
+                notify(self.on_request, CallStarted(op.method, len(op.args), tries))
+            try:
+                transport = self._live_transport(until)
+                left = timeout if tries == 1 else timeout_left(until)
+                if isinstance(op, _Ping):
+                    result: T = transport.ping(left)  # type: ignore[assignment]
+                else:
+                    result = transport.call(op, left)
+                break
+            except DualioError as exc:
+                error = exc
+        if self.on_response is not None:
+            elapsed = time.perf_counter() - started
+            size = answer_size(result)
+            notify(self.on_response, CallFinished(op.method, len(op.args), size, elapsed, tries, None))
+        return result
+
+    def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]:
+        transport = self._live_transport(deadline(timeout))
+        items = transport.stream(op, timeout)
+        delivered = 0
+        try:
+            for item in items:
+                delivered += 1
+                yield item
+        except ConnectionLost as exc:
+            raise StreamInterrupted(
+                f"the {op.method} stream broke after {delivered} items: {exc}", delivered
+            ) from exc
+        finally:
+            items.close()

@@ -83,7 +83,7 @@ async def test_a_stalled_write_without_timeout_still_honours_cancellation(
 ) -> None:
     monkeypatch.setattr(AnyioConnection, "write_stall_limit", 0.5)
     with ScriptedPeer(stall()) as peer:
-        async with AsyncClient(*peer.address, timeout=None, transport="anyio") as client:
+        async with AsyncClient(*peer.address, timeout=None, transport="anyio", retry=None) as client:
             started = time.monotonic()
             with anyio.move_on_after(0.2):
                 async with anyio.create_task_group() as tasks:

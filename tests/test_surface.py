@@ -7,7 +7,7 @@ import inspect
 from dualio import AsyncClient
 from dualio_sync import Client
 
-LIFECYCLE = {"close", "aclose", "open", "closed"}
+LIFECYCLE = {"close", "aclose", "open", "closed", "from_url"}
 ASYNC_ONLY_INIT = {"transport", "emulation", "max_workers", "executor"}
 
 
@@ -54,3 +54,7 @@ def test_return_annotations_match_apart_from_async() -> None:
         assert sync == async_, name
     assert inspect.signature(Client.words).return_annotation == "Iterator[str]"
     assert inspect.signature(AsyncClient.words).return_annotation == "AsyncIterator[str]"
+
+
+def test_both_faces_are_made_from_a_url_the_same_way() -> None:
+    assert shape(Client.from_url) == shape(AsyncClient.from_url)

@@ -20,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 SUBSTITUTIONS: list[tuple[str, str]] = [
+    (r"\bawait (\w+)\.aclose\(\)", r"\1.close()"),
+    (r"\basync for\b", "for"),
     (r"\basync def\b", "def"),
     (r"\bawait ", ""),
     (r"\bAsyncServiceMethods\b", "ServiceMethods"),

@@ -7,10 +7,11 @@ no event loop library, so the blocking face can use it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Generator
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from transports.wire import methods
+from transports.wire.errors import DualioError
 
 if TYPE_CHECKING:
     from transports.running_loop import LoopHandle
@@ -25,13 +26,16 @@ class BlockingTransport(Protocol):
 
     def ping(self, timeout: float | None) -> float: ...
 
-    def stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]: ...
+    def stream(self, op: methods.StreamCall[T], timeout: float | None) -> Generator[T, None, None]: ...
 
     @property
     def closed(self) -> bool: ...
 
     @property
     def dropped(self) -> int: ...
+
+    @property
+    def failure(self) -> DualioError | None: ...
 
     def close(self) -> None: ...
 
@@ -46,12 +50,15 @@ class AsyncTransport(Protocol):
 
     async def ping(self, timeout: float | None) -> float: ...
 
-    def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]: ...
+    def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]: ...
 
     @property
     def closed(self) -> bool: ...
 
     @property
     def dropped(self) -> int: ...
+
+    @property
+    def failure(self) -> DualioError | None: ...
 
     async def aclose(self) -> None: ...

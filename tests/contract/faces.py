@@ -195,17 +195,21 @@ class Transport:
         return self.options is None
 
     async def connect(
-        self, address: tuple[str, int], *, timeout: float | None = 5.0, connect_timeout: float | None = 5.0
+        self, address: tuple[str, int], *, timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
+        **options: Any,
     ) -> Face:
-        """An open client of ``address`` (short default timeouts: no case waits long by mistake)."""
+        """An open client of ``address`` (short default timeouts: no case waits long by mistake).
+        Without ``retry=``, a client that neither reconnects nor retries: most cases state
+        what one connection does; tests/contract/test_resilience.py states what retry adds."""
         host, port = address
+        options.setdefault("retry", None)
         if self.options is None:
             client = await anyio.to_thread.run_sync(
-                functools.partial(Client, host, port, timeout=timeout, connect_timeout=connect_timeout)
+                functools.partial(Client, host, port, timeout=timeout, connect_timeout=connect_timeout, **options)
             )
             return SyncFace(client)
         async_client = AsyncClient(
-            host, port, timeout=timeout, connect_timeout=connect_timeout, **self.options
+            host, port, timeout=timeout, connect_timeout=connect_timeout, **self.options, **options
         )
         await async_client.open()
         return AsyncFace(async_client)

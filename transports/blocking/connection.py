@@ -24,7 +24,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import nullcontext
 from typing import Any, TypeVar
 
@@ -187,7 +187,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def stream(
         self, op: methods.StreamCall[T], timeout: float | None, handle: CallHandle | None = None
-    ) -> Iterator[T]:
+    ) -> Generator[T, None, None]:
         """Items of a stream as they arrive; ``timeout`` bounds the wait for each item.
 
         Leaving the loop early cancels the stream on the server.
@@ -533,6 +533,11 @@ class BlockingConnection(OnCallTable[_Completion]):
                 pass
         self._broken(calls.closed_by_user())
         self._shutdown()
+
+    def forget(self) -> None:
+        """Drop a connection inherited across ``fork()``: close this process's copy of
+        the socket and nothing else (no goodbye, no shutdown, no lock, no thread)."""
+        self._sock.close()
 
     def _shutdown(self) -> None:
         reader = self._reader

@@ -24,7 +24,7 @@ import asyncio
 import functools
 import math
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from concurrent import futures
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
@@ -228,7 +228,7 @@ class EmulatedConnection:
             abandon()
             raise
 
-    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
+    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]:
         bridge = _StreamBridge(self.loop)
         abandon: Callable[[], None]
         handle = CallHandle()
@@ -320,6 +320,10 @@ class EmulatedConnection:
     @property
     def dropped(self) -> int:
         return self._conn.dropped
+
+    @property
+    def failure(self) -> DualioError | None:
+        return self._conn.failure
 
     async def aclose(self) -> None:
         """Close the connection, then wait for every thread this connection started."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TypeVar
 
 import anyio
@@ -101,7 +101,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     # -- calls --------------------------------------------------------------------
 
-    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
+    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]:
         call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout))
         try:
             while True:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TypeVar, cast
 
 from transports.native.roundtrips import Roundtrips
@@ -198,7 +198,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         if cancel:
             self._write(cancel)
 
-    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
+    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]:
         loop = self._loop
         if self._paused:
             ready: asyncio.Future[None] = loop.create_future()

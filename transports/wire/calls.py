@@ -171,6 +171,17 @@ def remaining(until: float) -> float | None:
     return None if until == math.inf else until - time.monotonic()
 
 
+def timeout_left(until: float) -> float | None:
+    """The timeout of a try that must end by ``until``; raises :func:`call_timeout` when
+    no time is left."""
+    if until == math.inf:
+        return None
+    left = until - time.monotonic()
+    if left <= 0:
+        raise call_timeout()
+    return left
+
+
 # -- calls ---------------------------------------------------------------------------
 
 class CallState(Generic[W]):
@@ -504,6 +515,11 @@ class OnCallTable(Generic[W]):
     @property
     def closed(self) -> bool:
         return self._table.closed
+
+    @property
+    def failure(self) -> DualioError | None:
+        """What ended the connection, if it has failed."""
+        return self._table.failure
 
     @property
     def in_flight(self) -> int:

@@ -29,11 +29,16 @@ class BadArguments(ValueError):
 
 
 class Call(NamedTuple, Generic[T]):
-    """One request/response call: what to send and how to read the answer."""
+    """One request/response call: what to send and how to read the answer.
+
+    ``idempotent``: running it twice is harmless, so it may be sent again after a
+    connection broke with the call in flight.
+    """
 
     method: str
     args: bytes
     decode: Callable[[bytes], T]
+    idempotent: bool = True
 
 
 class StreamCall(NamedTuple, Generic[T]):
@@ -173,7 +178,7 @@ def raw(method: str, payload: bytes) -> Call[bytes]:
     if not isinstance(payload, bytes | bytearray | memoryview):
         raise TypeError(f"payload must be bytes, not {type(payload).__name__}")
     encode_request(method, b"")  # validates the name before anything is sent
-    return Call(method, bytes(payload), _identity)
+    return Call(method, bytes(payload), _identity, idempotent=False)  # unknown effects
 
 
 # -- server side: parse arguments -------------------------------------------

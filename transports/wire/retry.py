@@ -54,6 +54,15 @@ class RetryPolicy:
         return Series(self, until)
 
 
+DEFAULT_RETRY = RetryPolicy()
+
+
+def check_policy(policy: RetryPolicy | None) -> RetryPolicy | None:
+    if policy is not None and not isinstance(policy, RetryPolicy):
+        raise TypeError(f"retry must be a RetryPolicy or None, not {type(policy).__name__}")
+    return policy
+
+
 class Series:
     """One series of tries under a policy, ending at ``until`` at the latest."""
 
@@ -90,3 +99,10 @@ def may_retry(error: DualioError, idempotent: bool) -> bool:
     if isinstance(error, ConnectionLost):
         return idempotent  # the request may have reached the server
     return True
+
+
+def may_reconnect(failure: DualioError | None, policy: RetryPolicy | None) -> bool:
+    """Whether a client whose connection ended with ``failure`` opens a new one. Not
+    without a policy, and not after a failure that trying again cannot mend (the
+    server broke the protocol, refused the token, ...)."""
+    return policy is not None and (failure is None or failure.retryable)
