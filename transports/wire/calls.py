@@ -27,6 +27,7 @@ call in :attr:`CallState.waiter`; the table never looks at it.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import deque
@@ -58,6 +59,7 @@ from transports.wire.frames import (
 )
 
 W = TypeVar("W")
+log = logging.getLogger("dualio.client")
 
 STREAM_BACKLOG = 256 * 1024
 """Bytes of stream items a connection buffers for one slow consumer before the
@@ -354,6 +356,7 @@ class CallTable(Generic[W]):
             self._calls.pop(state.id, None)
             return b""
         state.abandoned = True
+        log.debug("%s given up: CANCEL sent, its late frames will be dropped", _describe(state))
         return encode_frame(FrameKind.CANCEL, state.id)
 
     # -- incoming bytes ------------------------------------------------------------
@@ -420,6 +423,7 @@ class CallTable(Generic[W]):
             except ProtocolError as exc:
                 return exc
             handshake = self._calls.pop(0, None)
+            log.debug("handshake done: server's maximum frame %d bytes", self.protocol.server_max_frame_size)
             if handshake is not None:
                 handshake.done = True
                 self._wake(handshake)
@@ -488,6 +492,7 @@ class CallTable(Generic[W]):
         self.backlogged.clear()
         if self.failure is None:
             self.failure = error
+            log.debug("connection failed, %d calls live: %s: %s", self.in_flight, type(error).__name__, error)
         error = self.failure
         live = list(self._calls.values())
         self._calls.clear()
