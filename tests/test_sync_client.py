@@ -101,3 +101,15 @@ def test_tls(tmp_path: Path, model: str) -> None:
         assert "certificate" in str(info.value).lower()
     finally:
         assert proc.stop() == 0
+
+
+def test_works_where_the_os_has_no_poll(server: ServerProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows has no select.poll(): each wait then uses a selector."""
+    import select
+
+    monkeypatch.delattr(select, "poll")
+    with Client(*server.address, timeout=5) as client:
+        assert client.echo(b"no poll") == b"no poll"
+        assert client.upper("slow", delay=0.05) == "SLOW"
+        assert list(client.words(3)) == ["alpha", "hotel", "oscar"]
+        assert client._conn is not None and client._conn._read_poll is None

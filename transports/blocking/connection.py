@@ -114,12 +114,10 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._reading = False
         self._sleepers = 0  # threads in self._cond.wait()
         self._reader: threading.Thread | None = None
-        self._read_poll = select.poll()
-        self._read_poll.register(sock, select.POLLIN)
+        self._read_poll = _poller(sock, "POLLIN")
         self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
         self._poll_slice: float | None = None  # see enable_prompt_cancel
-        self._write_poll = select.poll()
-        self._write_poll.register(sock, select.POLLOUT)
+        self._write_poll = _poller(sock, "POLLOUT")
 
     # -- opening ------------------------------------------------------------
 
@@ -425,7 +423,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         left = remaining(until)
         if left is not None and left <= 0:
             return False
-        if poller is None:  # TLS wanting the other direction: rare, so not cached
+        if poller is None:  # TLS wanting the other direction (rare), or no poll() on this OS
             with selectors.DefaultSelector() as sel:
                 sel.register(self._sock, event)
                 return bool(sel.select(left))
@@ -544,6 +542,16 @@ class BlockingConnection(OnCallTable[_Completion]):
         if reader is not None and reader is not threading.current_thread():
             reader.join()
         self._sock.close()
+
+
+def _poller(sock: socket.socket, event: str) -> select.poll | None:
+    """A poll object for one socket and one direction; None where the OS has no
+    ``poll()`` (Windows), and then each wait uses a selector instead."""
+    if not hasattr(select, "poll"):
+        return None
+    poller = select.poll()
+    poller.register(sock, getattr(select, event))
+    return poller
 
 
 def _run_all(callbacks: list[Callable[[], None]]) -> None:
