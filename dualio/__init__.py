@@ -8,6 +8,7 @@ from transports.wire.errors import (
     CallCancelled,
     ClosedError,
     ConnectError,
+    ConnectionLost,
     ConnectTimeout,
     DualioError,
     DualioTimeout,
@@ -15,18 +16,27 @@ from transports.wire.errors import (
     FrameTooLarge,
     ProtocolError,
     RemoteError,
+    RetriesExhausted,
+    StreamInterrupted,
     UsageError,
+    VersionMismatch,
 )
+from transports.wire.events import CallFinished, CallStarted, ConnectionState
 from transports.wire.methods import ServerStats
+from transports.wire.retry import RetryPolicy
 
 __all__ = [
     "AsyncClient",
     "AuthenticationError",
     "AwaitableCallback",
     "CallCancelled",
+    "CallFinished",
+    "CallStarted",
     "ClosedError",
     "ConnectError",
     "ConnectTimeout",
+    "ConnectionLost",
+    "ConnectionState",
     "DualioError",
     "DualioTimeout",
     "ErrorCode",
@@ -34,7 +44,11 @@ __all__ = [
     "FrameTooLarge",
     "ProtocolError",
     "RemoteError",
+    "RetriesExhausted",
+    "RetryPolicy",
     "ServerStats",
+    "StreamInterrupted",
     "UsageError",
+    "VersionMismatch",
     "emulate_async",
 ]

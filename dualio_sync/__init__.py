@@ -6,6 +6,7 @@ from transports.wire.errors import (
     CallCancelled,
     ClosedError,
     ConnectError,
+    ConnectionLost,
     ConnectTimeout,
     DualioError,
     DualioTimeout,
@@ -13,23 +14,36 @@ from transports.wire.errors import (
     FrameTooLarge,
     ProtocolError,
     RemoteError,
+    RetriesExhausted,
+    StreamInterrupted,
     UsageError,
+    VersionMismatch,
 )
+from transports.wire.events import CallFinished, CallStarted, ConnectionState
 from transports.wire.methods import ServerStats
+from transports.wire.retry import RetryPolicy
 
 __all__ = [
     "AuthenticationError",
     "CallCancelled",
+    "CallFinished",
+    "CallStarted",
     "Client",
     "ClosedError",
     "ConnectError",
     "ConnectTimeout",
+    "ConnectionLost",
+    "ConnectionState",
     "DualioError",
     "DualioTimeout",
     "ErrorCode",
     "FrameTooLarge",
     "ProtocolError",
     "RemoteError",
+    "RetriesExhausted",
+    "RetryPolicy",
     "ServerStats",
+    "StreamInterrupted",
     "UsageError",
+    "VersionMismatch",
 ]
