@@ -3,6 +3,7 @@
 from dualio.client import AsyncClient
 from transports.emulation.adapter import emulate_async
 from transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from transports.version import VERSION as __version__
 from transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -50,5 +51,6 @@ __all__ = [
     "StreamInterrupted",
     "UsageError",
     "VersionMismatch",
+    "__version__",
     "emulate_async",
 ]

@@ -1,6 +1,7 @@
 """dualio's blocking face: ``from dualio_sync import Client``."""
 
 from dualio_sync.client import Client
+from transports.version import VERSION as __version__
 from transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -46,4 +47,5 @@ __all__ = [
     "StreamInterrupted",
     "UsageError",
     "VersionMismatch",
+    "__version__",
 ]
