@@ -72,6 +72,10 @@ class CallHandle:
         self._call: Call | None = None
         self._cancelled = False
 
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
     def bind(self, conn: BlockingConnection, call: Call) -> bool:
         conn.enable_prompt_cancel()
         with self._lock:
@@ -209,9 +213,11 @@ class BlockingConnection(OnCallTable[_Completion]):
             self.cancel(call)
 
     def submit(
-        self, op: methods.Call[Any], callback: Callback, handle: CallHandle | None = None
+        self, op: methods.Call[Any], callback: Callback, handle: CallHandle | None = None,
+        timeout: float | None = None,
     ) -> Call:
-        """Send a request; ``callback`` is called from the reader thread when it completes.
+        """Send a request (within ``timeout``); ``callback`` is called from the reader
+        thread when it completes.
 
         Returns the call, for ``cancel``.
         """
@@ -228,13 +234,14 @@ class BlockingConnection(OnCallTable[_Completion]):
             else:
                 callback(result=value)
 
-        call = self._start(CallKind.UNARY, op.method, op.args, deadline(None), handle, _Completion(complete))
+        completion = _Completion(complete)
+        call = self._start(CallKind.UNARY, op.method, op.args, deadline(timeout), handle, completion)
         self._ensure_reader()
         return call
 
     def submit_stream(
         self, op: methods.StreamCall[Any], on_item: Callable[[Any], None], callback: Callback,
-        handle: CallHandle | None = None,
+        handle: CallHandle | None = None, timeout: float | None = None,
     ) -> Call:
         """Like ``submit``; each stream item is pushed to ``on_item`` first."""
 
@@ -242,7 +249,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             on_item(op.decode_item(payload))
 
         completion = _Completion(callback, item)
-        call = self._start(CallKind.STREAM, op.method, op.args, deadline(None), handle, completion)
+        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, completion)
         self._ensure_reader()
         return call
 
@@ -262,23 +269,25 @@ class BlockingConnection(OnCallTable[_Completion]):
         self, kind: CallKind, method: str, args: bytes, until: float,
         handle: CallHandle | None = None, completion: _Completion | None = None,
     ) -> Call:
-        """Register a call and send its request."""
+        """Register a call and send its request. A handle is bound once the request is
+        written, so a CANCEL can never overtake it."""
+        if handle is not None and handle.cancelled:
+            raise CallCancelled("the call was cancelled before it was sent")
         with self._cond:
             call, data = self._table.start(kind, method, args)
             call.waiter = completion
             probe = self._table.keepalive_due()  # a connection idle for long is checked too
             if probe:
                 self._control.append(probe)
-        if handle is not None and not handle.bind(self, call):
-            with self._cond:
-                self._table.release(call)
-            raise CallCancelled("the call was cancelled before it was sent")
         try:
             self._send(data, until)
         except BaseException:
             with self._cond:
-                self._table.release(call)
+                self._table.release(call)  # never sent (or the connection failed mid-frame)
             raise
+        if handle is not None and not handle.bind(self, call):
+            self.cancel(call)
+            raise CallCancelled("the call was cancelled while its request was written")
         return call
 
     def _await(self, call: Call, until: float) -> None:
@@ -351,33 +360,42 @@ class BlockingConnection(OnCallTable[_Completion]):
             self._flush_control()
 
     def _read_once(self, timeout: float | None) -> bool:
-        """Read what arrives within ``timeout`` and route it. Holds the reader role."""
+        """Read what arrives within ``timeout`` and route it. Holds the reader role, and
+        gives it up on the way out whatever happens (a KeyboardInterrupt included)."""
         failure: DualioError | None = None
         data: bytes | None = None
+        routed = released = False
         try:
-            data = self._recv(timeout)
-            if data == b"":
-                failure = calls.peer_closed()
-        except OSError as exc:
-            failure = calls.broken(exc)
-        with self._cond:
-            if failure is not None:
-                self._table.fail(failure)
-            elif data:
-                failure = self._table.receive(data)
-            if failure is not None:
-                self._shutdown_socket()
-            ready = self._take_ready()
-            if not ready:
-                self._reading = False
-                self._wake_waiters()
-        if ready:
-            # Still holding the reader role, so callbacks run one at a time, in frame order.
-            _run_all(ready)
+            try:
+                data = self._recv(timeout)
+                if data == b"":
+                    failure = calls.peer_closed()
+            except OSError as exc:
+                failure = calls.broken(exc)
             with self._cond:
-                self._reading = False
-                self._wake_waiters()
-        return failure is None
+                if failure is not None:
+                    self._table.fail(failure)
+                elif data:
+                    failure = self._table.receive(data)
+                routed = True
+                if failure is not None:
+                    self._shutdown_socket()
+                ready = self._take_ready()
+                if not ready:
+                    self._reading = False
+                    released = True
+                    self._wake_waiters()
+            if ready:
+                # Still holding the reader role, so callbacks run one at a time, in frame order.
+                _run_all(ready)
+            return failure is None
+        finally:
+            if not released:
+                if data and not routed:  # bytes read but never routed: the stream is lost
+                    self._broken(calls.broken(RuntimeError("interrupted while reading")))
+                with self._cond:
+                    self._reading = False
+                    self._wake_waiters()
 
     def enable_prompt_cancel(self) -> None:
         """A thread holding the reader role looks up every 50 ms, so a call cancelled
@@ -458,13 +476,16 @@ class BlockingConnection(OnCallTable[_Completion]):
             self._write_lock.release()
 
     def _flush_control(self) -> None:
-        """Write queued CANCEL frames now if nobody is writing; else the writer will.
+        """Write queued CANCEL frames now if nobody is writing and the socket has room;
+        else the next writer sends them.
 
-        Never waits for the write lock, so cancelling from an event loop cannot stall it.
+        Never waits (for the lock or the socket), so cancelling from an event loop, or a
+        call ending at its timeout, cannot be held up by it.
         """
         if self._write_lock.acquire(blocking=False):
             try:
-                self._write_control_locked()
+                if self._wait_io(selectors.EVENT_WRITE, time.monotonic() + 0.0005, self._write_poll):
+                    self._write_control_locked()
             finally:
                 self._write_lock.release()
 
@@ -481,25 +502,28 @@ class BlockingConnection(OnCallTable[_Completion]):
     def _write_locked(self, data: bytes, until: float) -> None:
         """Write ``data`` whole under the write lock; on a stall mid-frame, fail the connection."""
         view: bytes | memoryview = data
-        while view:
-            try:
-                with self._io_lock:
-                    sent = self._sock.send(view)
-                if sent == len(view):
-                    break
-                view = memoryview(view)[sent:]
-                continue
-            except (BlockingIOError, ssl.SSLWantWriteError):
-                ready = self._wait_io(selectors.EVENT_WRITE, until, self._write_poll)
-            except ssl.SSLWantReadError:
-                ready = self._wait_io(selectors.EVENT_READ, until, None)
-            except OSError as exc:
-                raise self._broken(calls.broken(exc)) from exc
-            if not ready:
-                if len(view) < len(data):
-                    # Half a frame is on the wire: the connection cannot be used again.
-                    self._broken(calls.torn_write())
-                raise calls.write_timeout()
+        try:
+            while view:
+                try:
+                    with self._io_lock:
+                        sent = self._sock.send(view)
+                    if sent == len(view):
+                        break
+                    view = memoryview(view)[sent:]
+                    continue
+                except (BlockingIOError, ssl.SSLWantWriteError):
+                    ready = self._wait_io(selectors.EVENT_WRITE, until, self._write_poll)
+                except ssl.SSLWantReadError:
+                    ready = self._wait_io(selectors.EVENT_READ, until, None)
+                except OSError as exc:
+                    raise self._broken(calls.broken(exc)) from exc
+                if not ready:
+                    raise calls.write_timeout()
+        except BaseException:
+            if 0 < len(view) < len(data):
+                # Half a frame is on the wire: the connection cannot be used again.
+                self._broken(calls.torn_write())
+            raise
 
     def _broken(self, failure: DualioError) -> DualioError:
         """Fail the connection; the failure it ended with (the first one)."""

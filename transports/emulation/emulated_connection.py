@@ -195,7 +195,7 @@ class EmulatedConnection:
         handle = CallHandle()
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
-            submit = functools.partial(self._conn.submit, op, done.callback, handle)
+            submit = functools.partial(self._conn.submit, op, done.callback, handle, timeout)
             return await self._await(self._write_then_wait(submit, done), timeout, handle.cancel)
         work = functools.partial(self._conn.call, op, timeout, handle)
         return await self._await(self._run(work), timeout, handle.cancel)
@@ -235,7 +235,7 @@ class EmulatedConnection:
         abandon = handle.cancel
         if self.strategy == "callback":
             submit = functools.partial(
-                self._conn.submit_stream, op, bridge.item, bridge.callback, handle
+                self._conn.submit_stream, op, bridge.item, bridge.callback, handle, timeout
             )
             try:
                 await self._worker(submit)
