@@ -134,7 +134,7 @@ def test_stream_state_gives_items_then_end() -> None:
     call, _ = table.start(CallKind.STREAM, "words", b"")
     assert call.next_item() is Next.WAIT
     table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + frame(FrameKind.STREAM_ITEM, call, b"b"))
-    assert call.ready(want_item=True) and not call.ready(want_item=False)
+    assert call.items and not call.done
     assert call.next_item() == b"a"
     table.receive(frame(FrameKind.STREAM_END, call))
     assert call.next_item() == b"b"

@@ -205,7 +205,9 @@ class Transport:
         options.setdefault("retry", None)
         if self.options is None:
             client = await anyio.to_thread.run_sync(
-                functools.partial(Client, host, port, timeout=timeout, connect_timeout=connect_timeout, **options)
+                functools.partial(
+                    Client, host, port, timeout=timeout, connect_timeout=connect_timeout, **options
+                )
             )
             return SyncFace(client)
         async_client = AsyncClient(

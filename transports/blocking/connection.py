@@ -197,7 +197,11 @@ class BlockingConnection(OnCallTable[_Completion]):
         call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle)
         try:
             while True:
-                item = call.next_item()
+                with self._cond:
+                    held = bool(self._table.backlogged)
+                    item = self._table.next_item(call)
+                    if held and not self._table.backlogged:
+                        self._wake_waiters()  # caught up: others may read again
                 if item is Next.WAIT:
                     try:
                         self._wait(call, deadline(timeout), want_item=True)
@@ -306,8 +310,8 @@ class BlockingConnection(OnCallTable[_Completion]):
         if completion is None:
             return
         if completion.on_item is not None and call.items:
-            while call.items:
-                self._ready.append(functools.partial(completion.on_item, call.items.popleft()))
+            for item in self._table.take_items(call):
+                self._ready.append(functools.partial(completion.on_item, item))
         if call.done and not completion.finished:
             completion.finished = True
             if call.error is not None:
@@ -333,7 +337,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                     left = remaining(until)
                     if left is not None and left <= 0:
                         raise calls.call_timeout()
-                    if not self._reading:
+                    if not self._reading and not self._table.holds_reading(call):
                         self._reading = True
                         break
                     self._sleepers += 1

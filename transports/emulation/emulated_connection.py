@@ -238,7 +238,11 @@ class EmulatedConnection:
                 self._conn.submit_stream, op, bridge.item, bridge.callback, handle, timeout
             )
             try:
-                await self._worker(submit)
+                with anyio.fail_after(timeout):  # the time queued for a worker counts
+                    await self._worker(submit)
+            except TimeoutError:
+                abandon()
+                raise calls.call_timeout() from None
             except BaseException:
                 abandon()
                 raise
@@ -253,7 +257,12 @@ class EmulatedConnection:
                 else:
                     bridge.callback(result=None)
 
-            await self._start_pump(pump)
+            try:
+                with anyio.fail_after(timeout):  # the time queued for a worker counts
+                    await self._start_pump(pump)
+            except TimeoutError:
+                abandon()
+                raise calls.call_timeout() from None
         self._bridges.add(bridge)
         try:
             async for value in self._drain(bridge, timeout):
@@ -279,7 +288,9 @@ class EmulatedConnection:
             future.add_done_callback(self._pool_pumps.discard)
         elif self._executor is not None:
             try:
-                self._executor_pumps.add(self._executor.submit(pump))
+                submitted = self._executor.submit(pump)
+                self._executor_pumps.add(submitted)
+                submitted.add_done_callback(self._executor_pumps.discard)
             except RuntimeError as exc:
                 raise UsageError(f"the executor has been shut down: {exc}") from exc
         else:
@@ -294,7 +305,11 @@ class EmulatedConnection:
                 finally:
                     self.loop.call_soon_threadsafe(release)
 
-            self._start_thread(pump_then_release)
+            try:
+                self._start_thread(pump_then_release)
+            except BaseException:
+                release()
+                raise
 
     @staticmethod
     async def _drain(bridge: _StreamBridge, timeout: float | None) -> AsyncIterator[Any]:

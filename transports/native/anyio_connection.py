@@ -77,7 +77,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                         host, port, ssl_context=tls, tls_hostname=options.tls_hostname,
                         tls_standard_compatible=False,
                     )
-        except (OSError, ssl.SSLError) as exc:
+        except (OSError, ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
             raise calls.connect_failed(host, port, exc) from exc
         raw = stream.extra(SocketAttribute.raw_socket, None)
         if raw is not None:
@@ -105,7 +105,10 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout))
         try:
             while True:
-                item = call.next_item()
+                held = bool(self._table.backlogged)
+                item = self._table.next_item(call)
+                if held and not self._table.backlogged:
+                    self._pass_reader_role()  # caught up: others may read again
                 if item is Next.WAIT:
                     try:
                         await self._wait(call, deadline(timeout), want_item=True)
@@ -117,6 +120,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                     yield op.decode_item(item)
         finally:
             await self._give_up(call)
+            self._pass_reader_role()  # its backlog no longer holds anyone
 
     async def _roundtrip(
         self, kind: CallKind, method: str, args: bytes, timeout: float | None
@@ -136,9 +140,13 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         try:
             await self._write(data, until)
         except BaseException:
-            if self._table.failure is not None:
+            waiting = next((i for i, frame in enumerate(self._outbox) if frame is data), None)
+            if waiting is not None:  # never sent: take it back, the id is free again
+                del self._outbox[waiting]
                 self._table.release(call)
-            else:  # the frame may still go out with a later batch: abandon, never reuse
+            elif self._table.failure is not None:
+                self._table.release(call)
+            else:  # it may be on the wire: abandon the id, never reuse it before its answer
                 self._queue(self._table.give_up(call))
             raise
         return call
@@ -147,7 +155,10 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         data = self._table.give_up(call)
         if data:
             with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
-                await self._write(data, deadline(_CLOSE_GRACE))
+                try:
+                    await self._write(data, deadline(_CLOSE_GRACE))
+                except DualioError:
+                    pass  # a CANCEL is only advice; the caller's own outcome stands
 
     def _queue(self, data: bytes) -> int:
         if data:
@@ -174,21 +185,29 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                 return
             if self._table.failure is not None:
                 self._table.check_usable()
+            left = calls.remaining(until)
+            if left is not None and left <= 0:
+                raise calls.write_timeout()  # nothing of this batch has left
             batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
             self._outbox.clear()
             upto = self._queued
-            # Shielded, so a cancelled caller never leaves half a frame on the wire; bounded,
-            # so a peer that stopped reading cannot hold a cancelled caller forever.
-            stalled_at = time.monotonic() + self.write_stall_limit
+            # Shielded, so a cancelled caller never leaves half a frame on the wire; bounded
+            # by the call's deadline, or, for a call without one, by write_stall_limit, so a
+            # peer that stopped reading cannot hold a cancelled caller forever.
+            limit = until if left is not None else time.monotonic() + self.write_stall_limit
             with anyio.CancelScope(shield=True) as writing:
-                writing.deadline = anyio.current_time() + max(min(until, stalled_at) - time.monotonic(), 0)
+                writing.deadline = anyio.current_time() + max(limit - time.monotonic(), 0)
                 await self._stream.send(batch)
             if writing.cancelled_caught:
-                if until <= stalled_at:
+                if left is not None:
                     self._table.fail(calls.torn_write())
                     raise calls.write_timeout()
-                raise self._table.fail(calls.write_stalled(self.write_stall_limit))
+                failure = self._table.fail(calls.write_stalled(self.write_stall_limit))
+                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancelled caller sees that
+                raise failure
             self._sent = upto
+        except DualioError:
+            raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             raise self._table.fail(calls.broken(exc)) from exc
         finally:
@@ -202,7 +221,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         try:
             with anyio.fail_after(None if left is None else max(left, 0)):
                 while not (call.done or (want_item and call.items)):
-                    if not self._reading:
+                    if not self._reading and not self._table.holds_reading(call):
                         self._reading = True
                         try:
                             check = self._table.keepalive_wait()

@@ -50,6 +50,7 @@ from transports.wire.errors import (
     DualioError,
     DualioTimeout,
     ProtocolError,
+    UsageError,
 )
 from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
@@ -121,8 +122,9 @@ def torn_write() -> DualioTimeout:
 
 
 def write_stalled(seconds: float) -> ConnectionLost:
-    """The failure of a connection whose peer read nothing while a frame waited to go out."""
-    return ConnectionLost(f"the server read nothing for {seconds:g}s while a frame was being written")
+    """The failure of a connection whose write, for a call without a timeout, could not
+    finish within ``seconds``: the peer is not reading (fast enough)."""
+    return ConnectionLost(f"a write could not finish within {seconds:g}s: the server is not reading")
 
 
 def peer_closed() -> ConnectionLost:
@@ -229,10 +231,6 @@ class CallState(Generic[W]):
             raise self.error
         return Next.END
 
-    def ready(self, want_item: bool) -> bool:
-        """Whether a waiter on this call can stop waiting."""
-        return self.done or (want_item and bool(self.items))
-
     def __repr__(self) -> str:
         return f"<{self.kind.value} call {self.id} {self.method}>"
 
@@ -250,8 +248,9 @@ def _nothing(state: CallState[W]) -> None:
 class CallTable(Generic[W]):
     """Every live call of one connection, and every decision about them.
 
-    Not thread-safe by itself: the blocking transport holds its lock around each
-    method; the async transports use it from their loop only.
+    Not thread-safe by itself: the blocking transport holds its lock around every
+    use of the table and of its calls' state; the async transports use it from
+    their loop only.
     """
 
     def __init__(
@@ -299,8 +298,12 @@ class CallTable(Generic[W]):
 
     def handshake_outcome(self) -> None:
         """After the handshake call is done: nothing, or the ConnectError to raise."""
-        if self.handshake.error is not None:
-            raise handshake_failed(self.handshake.error) from self.handshake.error
+        error = self.handshake.error
+        if error is not None:
+            failure = handshake_failed(error)
+            if failure is error:
+                raise failure
+            raise failure from error
 
     # -- starting and giving up ----------------------------------------------------
 
@@ -323,7 +326,7 @@ class CallTable(Generic[W]):
     def _new_id(self) -> int:
         calls = self._calls
         if len(calls) >= MAX_REQUEST_ID:
-            raise ProtocolError("no request id is free")
+            raise UsageError(f"{MAX_REQUEST_ID} calls are in flight on one connection: no id is free")
         rid = self._next_id
         while rid in calls or rid == 0:
             rid = rid + 1 if rid < MAX_REQUEST_ID else 1
@@ -349,13 +352,15 @@ class CallTable(Generic[W]):
             self.backlogged.discard(state)
         if state.done:
             return b""
-        state.done = True
         state.error = error or cancelled()
+        state.done = True  # after the error: a reader in another thread sees both
         self._wake(state)
-        if self.failure is not None or self.closing:
+        if self.failure is not None:
             self._calls.pop(state.id, None)
             return b""
-        state.abandoned = True
+        state.abandoned = True  # also while closing: its answer may still arrive
+        if self.closing:
+            return b""
         log.debug("%s given up: CANCEL sent, its late frames will be dropped", _describe(state))
         return encode_frame(FrameKind.CANCEL, state.id)
 
@@ -476,6 +481,22 @@ class CallTable(Generic[W]):
         if self._probe is not None and not self._probe.done:
             return max(self._probe_sent + self.keepalive - now, 0.0)
         return max(self.last_heard + self.keepalive - now, 0.0)
+
+    def holds_reading(self, state: CallState[W]) -> bool:
+        """Whether a caller waiting for ``state`` must not read now: another stream's
+        consumer is behind (see STREAM_BACKLOG), and reading would only grow its
+        backlog. The caller waits until that consumer catches up, or its own deadline."""
+        return bool(self.backlogged) and state not in self.backlogged
+
+    def take_items(self, state: CallState[W]) -> list[bytes]:
+        """Every item a stream has buffered, at once (for consumers that are pushed
+        items rather than pulling them); its backlog is then empty."""
+        items = list(state.items or ())
+        if state.items:
+            state.items.clear()
+        state.backlog = 0
+        self.backlogged.discard(state)
+        return items
 
     def next_item(self, state: CallState[W]) -> bytes | Next:
         """:meth:`CallState.next_item`, keeping count of the stream's backlog: once it
