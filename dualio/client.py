@@ -188,11 +188,11 @@ class AsyncClient(AsyncServiceMethods):
         kind = f"emulated/{self.emulation}" if self.transport == "emulated" else self.transport
         return f"<AsyncClient {self.host}:{self.port} {kind} {state}>"
 
-    async def _live_transport(self, until: float) -> AsyncTransport:
+    def _ready_transport(self) -> AsyncTransport | None:
         conn = self._conn
         if conn is not None and not conn.closed and conn.loop.is_current():
             return conn
-        return await self._reconnect(until)
+        return None
 
     async def _pause(self, seconds: float) -> None:
         await anyio.sleep(seconds)

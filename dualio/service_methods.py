@@ -55,7 +55,11 @@ class AsyncServiceMethods:
     on_request: RequestCallback | None
     on_response: ResponseCallback | None
 
-    async def _live_transport(self, until: float) -> AsyncTransport:
+    def _ready_transport(self) -> AsyncTransport | None:
+        """The open transport when it is usable as it is (the common case), else None."""
+        raise NotImplementedError
+
+    async def _reconnect(self, until: float) -> AsyncTransport:
         """An open transport, (re)connecting first if need be, by ``until`` at the latest."""
         raise NotImplementedError
 
@@ -111,7 +115,7 @@ class AsyncServiceMethods:
             return await self._attempts(op, timeout, deadline(timeout))
         until = deadline(timeout)
         try:
-            transport = await self._live_transport(until)
+            transport = self._ready_transport() or await self._reconnect(until)
             return await transport.call(op, timeout)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
@@ -147,7 +151,7 @@ class AsyncServiceMethods:
             if self.on_request is not None:
                 notify(self.on_request, CallStarted(op.method, len(op.args), tries))
             try:
-                transport = await self._live_transport(until)
+                transport = self._ready_transport() or await self._reconnect(until)
                 left = timeout if tries == 1 else timeout_left(until)
                 if isinstance(op, _Ping):
                     result: T = await transport.ping(left)  # type: ignore[assignment]
@@ -163,7 +167,7 @@ class AsyncServiceMethods:
         return result
 
     async def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
-        transport = await self._live_transport(deadline(timeout))
+        transport = self._ready_transport() or await self._reconnect(deadline(timeout))
         items = transport.stream(op, timeout)
         delivered = 0
         try:

@@ -132,11 +132,11 @@ class Client(ServiceMethods):
 
     # -- the connection ---------------------------------------------------------
 
-    def _live_transport(self, until: float) -> BlockingTransport:
+    def _ready_transport(self) -> BlockingTransport | None:
         conn = self._conn
         if conn is not None and not conn.closed and self._born == forks.generation:
             return conn
-        return self._reconnect(until)
+        return None
 
     def _pause(self, seconds: float) -> None:
         time.sleep(seconds)

@@ -50,7 +50,11 @@ class ServiceMethods:
     on_request: RequestCallback | None
     on_response: ResponseCallback | None
 
-    def _live_transport(self, until: float) -> BlockingTransport:
+    def _ready_transport(self) -> BlockingTransport | None:
+        """The open transport when it is usable as it is (the common case), else None."""
+        raise NotImplementedError
+
+    def _reconnect(self, until: float) -> BlockingTransport:
         """An open transport, (re)connecting first if need be, by ``until`` at the latest."""
         raise NotImplementedError
 
@@ -106,7 +110,7 @@ class ServiceMethods:
             return self._attempts(op, timeout, deadline(timeout))
         until = deadline(timeout)
         try:
-            transport = self._live_transport(until)
+            transport = self._ready_transport() or self._reconnect(until)
             return transport.call(op, timeout)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
@@ -142,7 +146,7 @@ class ServiceMethods:
             if self.on_request is not None:
                 notify(self.on_request, CallStarted(op.method, len(op.args), tries))
             try:
-                transport = self._live_transport(until)
+                transport = self._ready_transport() or self._reconnect(until)
                 left = timeout if tries == 1 else timeout_left(until)
                 if isinstance(op, _Ping):
                     result: T = transport.ping(left)  # type: ignore[assignment]
@@ -158,7 +162,7 @@ class ServiceMethods:
         return result
 
     def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]:
-        transport = self._live_transport(deadline(timeout))
+        transport = self._ready_transport() or self._reconnect(deadline(timeout))
         items = transport.stream(op, timeout)
         delivered = 0
         try:
