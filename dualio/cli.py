@@ -7,6 +7,14 @@ import ssl
 import sys
 from collections.abc import Sequence
 
+from dualio.server.config import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_MAX_IN_FLIGHT_BYTES,
+    DEFAULT_WRITE_BUFFER_HIGH,
+)
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 
@@ -20,7 +28,23 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--model", choices=("async", "threaded"), default="async")
     serve.add_argument("--token", default=None, help="refuse clients without this token")
     serve.add_argument("--max-frame-size", type=int, default=DEFAULT_MAX_FRAME_SIZE)
-    serve.add_argument("--handshake-timeout", type=float, default=10.0)
+    serve.add_argument("--handshake-timeout", type=float, default=DEFAULT_HANDSHAKE_TIMEOUT,
+                       help="seconds from accept to a completed handshake, TLS included "
+                            "(default %(default)s)")
+    serve.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT,
+                       help="close a connection idle (nothing received, nothing in flight) or "
+                            "not reading its answers for this long; 0 = never (default %(default)s)")
+    serve.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                       help="open connections; more are refused with BUSY (default %(default)s)")
+    serve.add_argument("--max-in-flight", type=int, default=DEFAULT_MAX_IN_FLIGHT,
+                       help="requests served at once per connection; beyond it the server "
+                            "stops reading that connection (default %(default)s)")
+    serve.add_argument("--max-in-flight-bytes", type=int, default=DEFAULT_MAX_IN_FLIGHT_BYTES,
+                       help="payload bytes the requests in flight on one connection may hold "
+                            "(default %(default)s)")
+    serve.add_argument("--write-buffer-high", type=int, default=DEFAULT_WRITE_BUFFER_HIGH,
+                       help="unsent bytes per connection above which it serves nothing more "
+                            "until the peer reads (default %(default)s)")
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key (if not in --tls-cert)")
 
@@ -47,7 +71,7 @@ def _server_tls(cert: str | None, key: str | None) -> ssl.SSLContext | None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
-        from dualio.server.async_model import ServerConfig
+        from dualio.server.config import ServerConfig
         from dualio.server.main import serve
 
         if not 0 <= args.port <= 65535:
@@ -57,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = ServerConfig(
                 host=args.host, port=args.port, token=args.token,
                 max_frame_size=args.max_frame_size, handshake_timeout=args.handshake_timeout,
+                idle_timeout=args.idle_timeout, max_connections=args.max_connections,
+                max_in_flight=args.max_in_flight, max_in_flight_bytes=args.max_in_flight_bytes,
+                write_buffer_high=args.write_buffer_high,
                 tls=_server_tls(args.tls_cert, args.tls_key),
             )
             from transports.wire.frames import validate_max_frame_size

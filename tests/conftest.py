@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -51,12 +51,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             process.wait()
 
 
-def start_server(*args: str, host: str = "127.0.0.1") -> ServerProcess:
-    """Start ``python -m dualio serve --port 0 ARGS`` and wait for its ``listening on`` line."""
+def start_server(
+    *args: str, host: str = "127.0.0.1", preexec_fn: Callable[[], object] | None = None
+) -> ServerProcess:
+    """Start ``python -m dualio serve --port 0 ARGS`` and wait for its ``listening on`` line.
+
+    ``preexec_fn`` runs in the child before the server starts (to lower its limits, say).
+    """
     process = subprocess.Popen(
         [sys.executable, "-m", "dualio", "serve", "--host", host, "--port", "0", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=preexec_fn,
     )
     _STARTED.append(process)
     assert process.stdout is not None and process.stderr is not None

@@ -1,215 +1,403 @@
-"""The asyncio server model: one process, one event loop, any number of connections."""
+"""The asyncio server model: one process, one event loop, any number of connections.
+
+What keeps one client from hurting the server or the others (docs/architecture.md §7):
+
+- The server accepts for itself (``loop.add_reader`` on each listening socket), so it
+  knows when each connection was accepted, refuses connections over
+  ``max_connections`` with ERROR id 0 BUSY, and backs off from accept() when the process
+  is out of file descriptors instead of retrying in a busy loop.
+- ``handshake_timeout`` is a deadline from accept: the TLS handshake gets what is left of
+  it (``ssl_handshake_timeout``), the HELLO the rest.
+- Answers are written only as fast as the peer reads: above ``write_buffer_high`` unsent
+  bytes the connection stops *serving* (no request started, no delayed reply or stream
+  item written; they wait for the drain) and stops reading.
+- At most ``max_in_flight`` requests (holding at most ``max_in_flight_bytes``) are served
+  at once per connection; requests read beyond that wait in a queue, and reading stays
+  paused while that queue is not empty, so it holds at most one read.
+- A stream writes its items in batches and yields to the loop after each, so a
+  ``wait=0`` stream cannot freeze the server and its CANCEL is read at once.
+- One timer per connection: the handshake deadline, then the idle timeout.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import errno
 import functools
 import logging
-import resource
 import socket
-import ssl
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from dualio.server.limits import raise_fd_limit
+from dualio.server.config import ServerConfig
+from dualio.server.limits import (
+    PEER_ERRNOS,
+    AcceptBackoff,
+    BusyLog,
+    busy_refusal,
+    listen,
+    raise_fd_limit,
+    refuse_socket,
+)
 from dualio.server.service import Counters, Reply, UnknownMethod, WordStream, plan
 from transports.wire import methods
 from transports.wire.errors import ErrorCode
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 from transports.wire.server_protocol import Cancel, Request, ServerProtocol
+
+__all__ = ["AsyncServer", "ServerConfig"]
 
 log = logging.getLogger("dualio.server")
 
-
-@dataclass
-class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 7878
-    token: str | None = None
-    max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
-    handshake_timeout: float = 10.0
-    backlog: int = 4096
-    tls: ssl.SSLContext | None = None
-    counters: Counters = field(default_factory=Counters)
+STREAM_BATCH = 16 * 1024
+"""A wait=0 stream writes this many bytes of items, then yields to the loop."""
+ACCEPT_BATCH = 128
+"""Connections accepted per readiness event of a listening socket."""
+CLOSE_GRACE = 10.0
+"""A connection closed with unsent bytes is aborted if the peer has not read them by then."""
 
 
 class _Connection(asyncio.Protocol):
-    def __init__(self, config: ServerConfig, on_lost: Callable[[_Connection], None]) -> None:
+    __slots__ = (
+        "_cancelled", "_config", "_counters", "_handshaking", "_held", "_last_rx", "_loop",
+        "_made", "_on_gone", "_paused_at", "_peer", "_pending", "_proto", "_reading_paused",
+        "_tasks", "_timer", "_transport", "_writable", "_write_paused", "accepted_at",
+    )
+
+    def __init__(self, config: ServerConfig, loop: asyncio.AbstractEventLoop, accepted_at: float,
+                 peer: str, on_gone: Callable[[_Connection], None]) -> None:
         self._config = config
-        self._on_lost = on_lost
+        self._loop = loop
+        self._on_gone = on_gone
         self._counters = config.counters
-        self._proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size)
+        self._proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size,
+                                     on_error=config.counters.error)
         self._tasks: dict[int, asyncio.Task[bool]] = {}
+        self._pending: deque[Request] | None = None  # read, not started (made when needed)
+        self._cancelled: set[int] | None = None  # ids in _pending that were cancelled
+        self._held = 0  # payload bytes held by the requests in _tasks
         self._transport: asyncio.Transport | None = None
-        self._peer = "?"
-        self._handshake_timer: asyncio.TimerHandle | None = None
+        self._peer = peer
+        self.accepted_at = accepted_at
+        self._timer: asyncio.TimerHandle | None = None
+        self._handshaking = True
+        self._last_rx = accepted_at
+        self._write_paused = False
+        self._paused_at = 0.0
+        self._writable: asyncio.Event | None = None
+        self._reading_paused = False
+        self._made = False
+        self._counters.connection_opened()
+
+    # -- lifetime --------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
+        self._made = True
         self._transport = transport
-        self._counters.connection_opened()
-        self._peer = _peer_name(transport)
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        loop = asyncio.get_running_loop()
-        self._handshake_timer = loop.call_later(self._config.handshake_timeout, self._no_hello)
+        transport.set_write_buffer_limits(high=self._config.write_buffer_high)
+        deadline = self.accepted_at + self._config.handshake_timeout
+        self._timer = self._loop.call_at(deadline, self._on_timer)
 
-    def _no_hello(self) -> None:
-        if not self._proto.handshaken and self._transport is not None:
-            log.warning("%s: no HELLO within %.1fs, closing", self._peer,
-                        self._config.handshake_timeout)
-            self._transport.abort()
+    def not_started(self, exc: BaseException) -> bool:
+        """connect_accepted_socket failed (TLS handshake failed or timed out): connection_made
+        was never called, so neither will connection_lost be. False if it was called."""
+        if self._made:
+            return False
+        if isinstance(exc, asyncio.CancelledError):
+            reason = "server stopping"
+        else:
+            reason = f"TLS handshake failed: {exc or type(exc).__name__}"
+            log.warning("%s: %s", self._peer, reason)
+            self._proto.abort(reason)
+        self._proto.connection_lost()
+        self._gone()
+        return True
+
+    def _gone(self) -> None:
+        self._counters.connection_closed()
+        self._on_gone(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        proto = self._proto
+        if not proto.closing:  # the peer went away: one line if it left something behind
+            if self._tasks or self._pending:
+                log.warning("%s: connection lost with %d requests in flight", self._peer,
+                            len(self._tasks) + len(self._pending or ()))
+            elif proto.buffered:
+                log.warning("%s: connection ended in the middle of a frame (%d bytes)", self._peer,
+                            proto.buffered)
+        proto.connection_lost()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._cancel_all()
+        self._wake_writers()
+        self._transport = None
+        self._gone()
+
+    def _close(self, reason: str, *, log_it: bool = True) -> None:
+        """The protocol is closing (its ERROR id 0 or CLOSE is written): stop all work."""
+        if log_it and reason != "client closed":
+            log.warning("%s: closing connection: %s", self._peer, reason)
+        self._cancel_all()
+        transport = self._transport
+        if transport is not None and not transport.is_closing():
+            transport.close()
+            if transport.get_write_buffer_size():
+                self._loop.call_later(CLOSE_GRACE, transport.abort)
+
+    def _cancel_all(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+        self._pending = None
+        self._cancelled = None
+
+    def goodbye(self) -> None:
+        """Server shutdown: tell the client, then close."""
+        self._write(self._proto.goodbye())
+        self._close("server closed", log_it=False)
+
+    # -- the one timer: handshake deadline, then idle timeout ------------------
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        transport, proto = self._transport, self._proto
+        if transport is None or proto.closing:
+            return
+        if not proto.handshaken:
+            reason = f"no HELLO within {self._config.handshake_timeout:.1f}s of accept"
+            log.warning("%s: %s, closing", self._peer, reason)
+            proto.abort(reason)
+            self._cancel_all()
+            transport.abort()
+            return
+        idle = self._config.idle_timeout
+        now = self._loop.time()
+        if self._write_paused:
+            since, what = self._paused_at, "the peer read none of the answers"
+        elif self._tasks:
+            since, what = now, ""
+        else:
+            since, what = self._last_rx, "idle"
+        if now - since < idle:
+            self._timer = self._loop.call_at(since + idle, self._on_timer)
+            return
+        log.warning("%s: %s for %.0fs, closing", self._peer, what, idle)
+        if self._write_paused:  # nothing more can be sent: the buffer is not draining
+            proto.connection_lost()
+            self._cancel_all()
+            transport.abort()
+        else:
+            self._write(proto.goodbye())
+            self._close("idle", log_it=False)
+
+    # -- reading ---------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
+        self._last_rx = self._loop.time()
+        proto = self._proto
         try:
-            events = self._proto.receive(data)
-            self._write(self._proto.take_output())
+            events = proto.receive(data)
+            out = proto.take_output()
+            if out:
+                self._write(out)
+            if proto.closing:  # requests read with the bad frame are dropped (protocol.md §5.1)
+                self._close(proto.close_reason)
+                return
+            if self._handshaking and proto.handshaken:
+                self._handshaking = False
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+                if self._config.idle_timeout:
+                    self._timer = self._loop.call_at(self._last_rx + self._config.idle_timeout,
+                                                     self._on_timer)
             for event in events:
-                if isinstance(event, Request):
-                    self._start(event)
-                elif isinstance(event, Cancel):
-                    task = self._tasks.get(event.id)
-                    if task is not None:
-                        task.cancel()
-            if self._proto.handshaken and self._handshake_timer is not None:
-                self._handshake_timer.cancel()
-                self._handshake_timer = None
-            if self._proto.closing:
-                self._close(self._proto.close_reason)
+                if type(event) is Request:
+                    if (self._pending is None and not self._write_paused
+                            and len(self._tasks) < self._config.max_in_flight
+                            and self._held < self._config.max_in_flight_bytes):
+                        self._start(event)
+                    else:
+                        if self._pending is None:
+                            self._pending = deque()
+                        self._pending.append(event)
+                else:
+                    assert isinstance(event, Cancel)
+                    self._cancel(event.id)
+            if self._pending and not self._reading_paused:
+                self._set_reading()
         except Exception:  # a bug must cost one connection, never the server
             log.exception("%s: internal error, closing the connection", self._peer)
-            self._counters.error()
-            self._close("internal error")
+            proto.abort("internal error")
+            self._close("internal error", log_it=False)
 
-    def _close(self, reason: str) -> None:
-        if reason != "client closed":
-            self._counters.error()
-            log.warning("%s: closing connection: %s", self._peer, reason)
-        if self._transport is not None and not self._transport.is_closing():
-            self._transport.close()
+    def _cancel(self, rid: int) -> None:
+        task = self._tasks.get(rid)
+        if task is not None:
+            task.cancel()
+        elif self._pending:  # read but not started: answered CANCELLED when its turn comes
+            if self._cancelled is None:
+                self._cancelled = set()
+            self._cancelled.add(rid)
 
-    def _write(self, data: bytes) -> None:
-        if data and self._transport is not None and not self._transport.is_closing():
-            self._transport.write(data)
+    def _set_reading(self) -> None:
+        """Read while nothing waits: no queued request, no answer waiting for the peer."""
+        transport = self._transport
+        if transport is None or transport.is_closing():
+            return
+        pause = self._write_paused or bool(self._pending)
+        if pause != self._reading_paused:
+            self._reading_paused = pause
+            if pause:
+                transport.pause_reading()
+            else:
+                transport.resume_reading()
+
+    def _pump(self) -> None:
+        """Start queued requests while there is room, then read again if the queue is empty."""
+        pending = self._pending
+        config = self._config
+        while (pending and not self._write_paused and len(self._tasks) < config.max_in_flight
+               and self._held < config.max_in_flight_bytes and not self._proto.closing):
+            request = pending.popleft()
+            if self._cancelled and request.id in self._cancelled:
+                self._cancelled.discard(request.id)
+                self._write(self._proto.fail(request.id, ErrorCode.CANCELLED, "cancelled by the client"))
+                continue
+            self._start(request)
+        if pending is not None and not pending and pending is self._pending:
+            self._pending = None
+            self._cancelled = None
+        self._set_reading()
+
+    # -- serving ---------------------------------------------------------------
 
     def _start(self, request: Request) -> None:
         rid = request.id
         try:
             job = plan(request.method, request.args, self._counters, self._config.max_frame_size)
+            if type(job) is Reply and job.delay == 0:  # answered inline: no task
+                self._write(self._proto.respond(rid, job.payload))
+                self._counters.request_served_at_once()
+            else:
+                self._spawn(rid, job)
         except UnknownMethod as exc:
             self._refuse(rid, ErrorCode.UNKNOWN_METHOD, str(exc))
-            return
         except methods.BadArguments as exc:
             self._refuse(rid, ErrorCode.BAD_ARGUMENTS, str(exc))
-            return
+        except Exception:  # a bug costs this request an ERROR frame, not the connection
+            log.exception("%s: request %d failed", self._peer, rid)
+            self._write(self._proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
+
+    def _spawn(self, rid: int, job: Reply | WordStream) -> None:
+        if isinstance(job, Reply):
+            size = len(job.payload)
+            coro = self._reply_later(rid, job)
+        else:
+            size = 0
+            coro = self._stream(rid, job)
+        try:
+            task = self._loop.create_task(coro)
+        except BaseException:
+            coro.close()
+            raise
         self._counters.request_started()
-        if isinstance(job, Reply) and job.delay == 0:
-            self._write(self._proto.respond(rid, job.payload))
-            self._counters.request_finished(ok=True)
-            return
-        coro = self._reply_later(rid, job) if isinstance(job, Reply) else self._stream(rid, job)
-        task = asyncio.get_running_loop().create_task(coro)
-        task.add_done_callback(functools.partial(self._finished, rid))
+        task.add_done_callback(functools.partial(self._finished, rid, size))
         self._tasks[rid] = task
+        self._held += size
 
     def _refuse(self, rid: int, code: ErrorCode, message: str) -> None:
-        self._counters.error()
         log.warning("%s: request %d refused: %s: %s", self._peer, rid, code.name, message)
         self._write(self._proto.fail(rid, code, message))
 
-    def _finished(self, rid: int, task: asyncio.Task[bool]) -> None:
+    def _finished(self, rid: int, size: int, task: asyncio.Task[bool]) -> None:
         """Every started request ends here, even one cancelled before its task ran."""
         self._tasks.pop(rid, None)
-        cancelled = task.cancelled()
-        if not cancelled and task.exception() is not None:
+        self._held -= size
+        self._last_rx = self._loop.time()  # idle time counts from the last answer too
+        if task.cancelled():
+            self._counters.request_finished(False)
+            if rid in self._proto.open_ids:
+                self._write(self._proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
+        elif task.exception() is not None:
+            self._counters.request_finished(False)
             log.error("%s: request %d failed", self._peer, rid, exc_info=task.exception())
             self._write(self._proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
-        elif cancelled and rid in self._proto.open_ids:
-            self._write(self._proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
-        self._counters.request_finished(ok=not cancelled and task.exception() is None and task.result())
+        else:
+            self._counters.request_finished(task.result())
+        if self._pending:
+            self._pump()
 
     async def _reply_later(self, rid: int, reply: Reply) -> bool:
         await asyncio.sleep(reply.delay)
+        if self._write_paused:
+            await self._drained()
         self._write(self._proto.respond(rid, reply.payload))
         return True
 
     async def _stream(self, rid: int, stream: WordStream) -> bool:
-        for index in range(stream.count):
-            if index and stream.wait:
-                await asyncio.sleep(stream.wait)
-            if self._transport is None or self._transport.is_closing():
-                return False
-            self._write(self._proto.stream_item(rid, stream.item(index)))
-        self._write(self._proto.stream_end(rid))
+        proto = self._proto
+        if stream.wait:
+            for index in range(stream.count):
+                if index:
+                    await asyncio.sleep(stream.wait)
+                if self._write_paused:
+                    await self._drained()
+                if proto.closing:
+                    return False
+                self._write(proto.stream_item(rid, stream.item(index)))
+        else:
+            batch = bytearray()
+            for index in range(stream.count):
+                batch += proto.stream_item(rid, stream.item(index))
+                if len(batch) >= STREAM_BATCH:
+                    self._write(bytes(batch))
+                    batch.clear()
+                    await asyncio.sleep(0)  # let other connections, and this one's CANCEL, in
+                    if self._write_paused:
+                        await self._drained()
+                    if proto.closing:
+                        return False
+            if batch:
+                self._write(bytes(batch))
+        self._write(proto.stream_end(rid))
         return True
 
+    # -- writing ---------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        transport = self._transport
+        if data and transport is not None and not transport.is_closing():
+            transport.write(data)
+
+    async def _drained(self) -> None:
+        """Wait until the peer has read the buffer down below the low-water mark."""
+        while self._write_paused and self._transport is not None:
+            if self._writable is None:
+                self._writable = asyncio.Event()
+            await self._writable.wait()
+
+    def _wake_writers(self) -> None:
+        if self._writable is not None:
+            self._writable.set()
+
     def pause_writing(self) -> None:
-        if self._transport is not None:
-            self._transport.pause_reading()
+        self._write_paused = True
+        self._paused_at = self._loop.time()
+        if self._writable is not None:
+            self._writable.clear()
+        self._set_reading()
 
     def resume_writing(self) -> None:
-        if self._transport is not None and not self._transport.is_closing():
-            self._transport.resume_reading()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._handshake_timer is not None:
-            self._handshake_timer.cancel()
-        if self._tasks:
-            log.warning("%s: connection lost with %d requests in flight", self._peer,
-                        len(self._tasks))
-        elif self._proto.buffered and not self._proto.closing:
-            log.warning("%s: connection ended in the middle of a frame (%d bytes)", self._peer,
-                        self._proto.buffered)
-        for task in list(self._tasks.values()):
-            task.cancel()
-        self._transport = None
-        self._counters.connection_closed()
-        self._on_lost(self)
-
-    def goodbye(self) -> None:
-        """Server shutdown: tell the client, then close."""
-        self._write(self._proto.goodbye())
-        if self._transport is not None and not self._transport.is_closing():
-            self._transport.close()
+        self._write_paused = False
+        self._wake_writers()
+        self._pump()
 
 
-def _peer_name(transport: asyncio.BaseTransport) -> str:
-    peer = transport.get_extra_info("peername")
-    if isinstance(peer, tuple) and len(peer) >= 2:
-        return f"{peer[0]}:{peer[1]}"
-    return str(peer)
-
-
-class _OneLineResourceErrors:
-    """asyncio reports every failed accept() with a traceback; out of file descriptors,
-    that is one per retry. Say it in one line, at most every few seconds."""
-
-    INTERVAL = 5.0
-
-    def __init__(self, previous: Callable[[asyncio.AbstractEventLoop, dict[str, object]], object] | None):
-        self._previous = previous
-        self._last = -self.INTERVAL
-        self._suppressed = 0
-
-    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
-        exc = context.get("exception")
-        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS,
-                                                      errno.ENOMEM):
-            now = loop.time()
-            if now - self._last < self.INTERVAL:
-                self._suppressed += 1
-                return
-            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-            log.error("accept paused: %s (open-files soft limit %d; %d similar errors not shown)",
-                      exc.strerror, soft, self._suppressed)
-            self._last, self._suppressed = now, 0
-            return
-        if self._previous is not None:
-            self._previous(loop, context)
-        else:
-            loop.default_exception_handler(context)
+def _peer_name(address: object) -> str:
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return str(address)
 
 
 class AsyncServer:
@@ -217,8 +405,13 @@ class AsyncServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self._server: asyncio.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listeners: list[socket.socket] = []
         self._connections: set[_Connection] = set()
+        self._starting: set[asyncio.Task[object]] = set()
+        self._backoff = AcceptBackoff()
+        self._busy = BusyLog(config.max_connections)
+        self._resume: asyncio.TimerHandle | None = None
 
     @property
     def counters(self) -> Counters:
@@ -226,27 +419,87 @@ class AsyncServer:
 
     async def start(self) -> int:
         raise_fd_limit()
-        loop = asyncio.get_running_loop()
-        loop.set_exception_handler(_OneLineResourceErrors(loop.get_exception_handler()))
-
-        def factory() -> _Connection:
-            conn = _Connection(self.config, self._connections.discard)
-            self._connections.add(conn)
-            return conn
-
-        self._server = await loop.create_server(
-            factory, self.config.host, self.config.port,
-            backlog=self.config.backlog, reuse_address=True, ssl=self.config.tls,
-        )
-        port: int = self._server.sockets[0].getsockname()[1]
+        self._loop = asyncio.get_running_loop()
+        self._listeners = listen(self.config.host, self.config.port, self.config.backlog)
+        for sock in self._listeners:
+            sock.setblocking(False)
+        self._accepting(True)
+        port: int = self._listeners[0].getsockname()[1]
         return port
 
-    async def stop(self) -> None:
-        if self._server is None:
+    def _accepting(self, on: bool) -> None:
+        assert self._loop is not None
+        for sock in self._listeners:
+            if on:
+                self._loop.add_reader(sock.fileno(), self._accept, sock)
+            else:
+                self._loop.remove_reader(sock.fileno())
+
+    def _accept(self, listener: socket.socket) -> None:
+        loop = self._loop
+        assert loop is not None
+        for _ in range(ACCEPT_BATCH):
+            try:
+                sock, address = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno in PEER_ERRNOS:
+                    continue
+                # out of fds or buffers (RESOURCE_ERRNOS), or anything unexpected: back off
+                self._accepting(False)
+                self._resume = loop.call_later(self._backoff.failed(exc, loop.time()), self._resumed)
+                return
+            self._backoff.succeeded()
+            self._accepted(loop, sock, address)
+
+    def _resumed(self) -> None:
+        self._resume = None
+        if self._listeners:
+            self._accepting(True)
+
+    def _accepted(self, loop: asyncio.AbstractEventLoop, sock: socket.socket, address: object) -> None:
+        now = loop.time()
+        config = self.config
+        if len(self._connections) >= config.max_connections:
+            self._busy.refused(now)
+            # Over TLS the refusal would cost a handshake: close without a word.
+            refuse_socket(sock, b"" if config.tls else busy_refusal(config.counters))
             return
-        self._server.close()
+        sock.setblocking(False)
+        conn = _Connection(config, loop, now, _peer_name(address), self._connections.discard)
+        self._connections.add(conn)
+        if config.tls is None:
+            coro = loop.connect_accepted_socket(lambda: conn, sock)
+        else:
+            coro = loop.connect_accepted_socket(
+                lambda: conn, sock, ssl=config.tls, ssl_handshake_timeout=config.handshake_timeout,
+            )
+        task: asyncio.Task[object] = loop.create_task(coro)
+        self._starting.add(task)
+        task.add_done_callback(functools.partial(self._started, conn, sock))
+
+    def _started(self, conn: _Connection, sock: socket.socket, task: asyncio.Task[object]) -> None:
+        self._starting.discard(task)
+        exc = asyncio.CancelledError() if task.cancelled() else task.exception()
+        if exc is not None and conn.not_started(exc):
+            sock.close()
+
+    async def stop(self) -> None:
+        if self._loop is None:
+            return
+        if self._resume is not None:
+            self._resume.cancel()
+            self._resume = None
+        if self._listeners:
+            self._accepting(False)
+        for sock in self._listeners:
+            sock.close()
+        self._listeners = []
+        for task in list(self._starting):
+            task.cancel()
         for conn in list(self._connections):
             conn.goodbye()
         self._connections.clear()
-        await self._server.wait_closed()
-        self._server = None
+        await asyncio.sleep(0)
+        self._loop = None

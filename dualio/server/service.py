@@ -58,15 +58,21 @@ class Counters:
         with self._lock:
             self.requests_in_flight += 1
 
-    def request_finished(self, ok: bool) -> None:
+    def request_finished(self, served: bool) -> None:
+        """A started request ended; ``served``: it was answered successfully.
+        A failure is counted where its ERROR frame is made (ServerProtocol), not here."""
         with self._lock:
             self.requests_in_flight -= 1
-            if ok:
+            if served:
                 self.requests_served += 1
-            else:
-                self.errors += 1
+
+    def request_served_at_once(self) -> None:
+        """A request answered as soon as it was read: started and finished in one step."""
+        with self._lock:
+            self.requests_served += 1
 
     def error(self) -> None:
+        """One ERROR frame sent, or one connection the server ended without one."""
         with self._lock:
             self.errors += 1
 

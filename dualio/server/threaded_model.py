@@ -1,17 +1,33 @@
 """The threaded server model: one thread per connection, as in the classic
 socketserver servers. Requests on one connection are served one after another;
-a CANCEL is read only between requests."""
+a CANCEL is read only between requests.
+
+Limits (docs/architecture.md §7): one request in flight per connection by design, the
+requests of one read queued behind it; answers are sent with blocking ``sendall``, so
+they go out only as fast as the peer reads; ``handshake_timeout`` is a deadline from
+accept (the socket timeout is recomputed before every read, and covers the TLS
+handshake); after the handshake the socket timeout is ``idle_timeout``, for reads and
+for sends alike. The accept loop refuses connections over ``max_connections`` with
+ERROR id 0 BUSY and backs off when accept() fails for want of file descriptors.
+"""
 
 from __future__ import annotations
 
 import logging
 import socket
-import socketserver
 import threading
 import time
 
-from dualio.server.async_model import ServerConfig
-from dualio.server.limits import raise_fd_limit
+from dualio.server.config import ServerConfig
+from dualio.server.limits import (
+    PEER_ERRNOS,
+    AcceptBackoff,
+    BusyLog,
+    busy_refusal,
+    listen,
+    raise_fd_limit,
+    refuse_socket,
+)
 from dualio.server.service import Reply, UnknownMethod, WordStream, plan
 from transports.wire import methods
 from transports.wire.errors import ErrorCode
@@ -19,93 +35,254 @@ from transports.wire.server_protocol import Request, ServerProtocol
 
 log = logging.getLogger("dualio.server")
 
+STREAM_BATCH = 16 * 1024
+"""A wait=0 stream sends this many bytes of items per sendall."""
+ACCEPT_POLL = 0.1
+"""How often the accept loop looks at the stop flag."""
 
-class _Handler(socketserver.BaseRequestHandler):
-    server: _TCPServer
-    peer = "?"
 
-    def handle(self) -> None:
-        config = self.server.config
-        counters = config.counters
-        sock: socket.socket = self.request
-        peer = self.peer = "{}:{}".format(*self.client_address[:2])
-        proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.settimeout(config.handshake_timeout)
-        counters.connection_opened()
-        self.server.track(sock, True)
+class _PeerGone(Exception):
+    """A send failed or timed out: the connection is over, not the request."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _HandshakeDeadline(Exception):
+    pass
+
+
+def _send(sock: socket.socket, data: bytes) -> None:
+    if data:
         try:
+            sock.sendall(data)
+        except OSError as exc:
+            raise _PeerGone(exc) from exc
+
+
+class _Handler:
+    """One connection, served on its own thread."""
+
+    def __init__(self, server: ThreadedServer, sock: socket.socket, address: object,
+                 accepted_at: float) -> None:
+        self.server = server
+        self.config = server.config
+        self.sock = sock
+        self.accepted_at = accepted_at
+        self.peer = (f"{address[0]}:{address[1]}" if isinstance(address, tuple) and len(address) >= 2
+                     else str(address))
+
+    def run(self) -> None:
+        server, config = self.server, self.config
+        counters = config.counters
+        peer = self.peer
+        proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size,
+                               on_error=counters.error)
+        deadline = self.accepted_at + config.handshake_timeout
+        sock = self.sock
+        counters.connection_opened()
+        server.track(sock, True)
+        try:
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if config.tls is not None:
-                self.server.track(sock, False)
-                sock = config.tls.wrap_socket(sock, server_side=True)
-                self.server.track(sock, True)
-            while not proto.closing:
-                data = sock.recv(65536)
-                if not data:
-                    if proto.buffered:
-                        log.warning("%s: connection ended in the middle of a frame (%d bytes)",
-                                    peer, proto.buffered)
-                    break
-                events = proto.receive(data)
-                sock.sendall(proto.take_output())
-                if proto.handshaken:
-                    sock.settimeout(None)
-                for event in events:
-                    if isinstance(event, Request):
-                        self._serve(sock, proto, event)
-            if proto.closing and proto.close_reason != "client closed":
-                counters.error()
-                log.warning("%s: closing connection: %s", peer, proto.close_reason)
-        except TimeoutError:
-            log.warning("%s: no HELLO within %.1fs, closing", peer, config.handshake_timeout)
+                # The whole TLS handshake runs under one deadline (CPython's do_handshake
+                # counts the socket timeout from its start, not per read).
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                server.track(sock, False)
+                try:
+                    sock = config.tls.wrap_socket(sock, server_side=True)
+                except TimeoutError:
+                    raise _HandshakeDeadline() from None
+                except OSError as exc:
+                    reason = f"TLS handshake failed: {exc}"
+                    log.warning("%s: %s", peer, reason)
+                    proto.abort(reason)
+                    return
+                finally:
+                    server.track(sock, True)
+            self._serve(sock, proto, deadline)
+        except _HandshakeDeadline:
+            reason = f"no HELLO within {config.handshake_timeout:.1f}s of accept"
+            log.warning("%s: %s, closing", peer, reason)
+            proto.abort(reason)
+        except _PeerGone as gone:
+            if isinstance(gone.cause, TimeoutError):
+                log.warning("%s: the peer read none of the answers for %.0fs, closing", peer,
+                            config.idle_timeout)
+            else:
+                log.warning("%s: connection lost: %s", peer, gone.cause)
         except OSError as exc:
             log.warning("%s: connection lost: %s", peer, exc)
         except Exception:
-            counters.error()
             log.exception("%s: internal error, closing the connection", peer)
+            proto.abort("internal error")
         finally:
-            self.server.track(sock, False)
+            proto.connection_lost()
+            server.track(sock, False)
+            try:
+                sock.close()
+            except OSError:
+                pass
             counters.connection_closed()
+            server.connection_ended()
 
-    def _serve(self, sock: socket.socket, proto: ServerProtocol, request: Request) -> None:
-        counters = self.server.config.counters
+    def _serve(self, sock: socket.socket, proto: ServerProtocol, deadline: float) -> None:
+        config = self.config
+        peer = self.peer
+        while not proto.closing:
+            if not proto.handshaken:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _HandshakeDeadline()
+                sock.settimeout(remaining)
+            try:
+                data = sock.recv(65536)
+            except TimeoutError:
+                if not proto.handshaken:
+                    raise _HandshakeDeadline() from None
+                log.warning("%s: idle for %.0fs, closing", peer, config.idle_timeout)
+                sock.settimeout(1.0)
+                _send(sock, proto.goodbye())
+                return
+            if not data:
+                if proto.buffered:
+                    log.warning("%s: connection ended in the middle of a frame (%d bytes)",
+                                peer, proto.buffered)
+                return
+            was_handshaken = proto.handshaken
+            events = proto.receive(data)
+            _send(sock, proto.take_output())
+            if proto.closing:  # requests read with the bad frame are dropped (protocol.md §5.1)
+                break
+            if proto.handshaken and not was_handshaken:
+                sock.settimeout(config.idle_timeout or None)
+            for event in events:
+                if type(event) is Request:
+                    self._request(sock, proto, event)
+        if proto.close_reason not in ("client closed", "server closed"):
+            log.warning("%s: closing connection: %s", peer, proto.close_reason)
+
+    def _request(self, sock: socket.socket, proto: ServerProtocol, request: Request) -> None:
+        counters = self.config.counters
         rid = request.id
         try:
-            job = plan(request.method, request.args, counters, self.server.config.max_frame_size)
+            job = plan(request.method, request.args, counters, self.config.max_frame_size)
         except (UnknownMethod, methods.BadArguments) as exc:
             code = ErrorCode.UNKNOWN_METHOD if isinstance(exc, UnknownMethod) else ErrorCode.BAD_ARGUMENTS
-            counters.error()
             log.warning("%s: request %d refused: %s: %s", self.peer, rid, code.name, exc)
-            sock.sendall(proto.fail(rid, code, str(exc)))
+            _send(sock, proto.fail(rid, code, str(exc)))
+            return
+        except Exception:
+            log.exception("%s: request %d failed", self.peer, rid)
+            _send(sock, proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
             return
         counters.request_started()
-        ok = False
+        served = False
         try:
             if isinstance(job, Reply):
-                time.sleep(job.delay)
-                sock.sendall(proto.respond(rid, job.payload))
+                if job.delay:
+                    time.sleep(job.delay)
+                _send(sock, proto.respond(rid, job.payload))
             elif isinstance(job, WordStream):
-                for index in range(job.count):
-                    if index and job.wait:
-                        time.sleep(job.wait)
-                    sock.sendall(proto.stream_item(rid, job.item(index)))
-                sock.sendall(proto.stream_end(rid))
-            ok = True
+                self._stream(sock, proto, rid, job)
+            served = True
+        except _PeerGone:
+            raise
+        except Exception:
+            log.exception("%s: request %d failed", self.peer, rid)
+            _send(sock, proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
         finally:
-            counters.request_finished(ok)
+            counters.request_finished(served)
+
+    def _stream(self, sock: socket.socket, proto: ServerProtocol, rid: int, stream: WordStream) -> None:
+        if stream.wait:
+            for index in range(stream.count):
+                if index:
+                    time.sleep(stream.wait)
+                _send(sock, proto.stream_item(rid, stream.item(index)))
+        else:
+            batch = bytearray()
+            for index in range(stream.count):
+                batch += proto.stream_item(rid, stream.item(index))
+                if len(batch) >= STREAM_BATCH:
+                    _send(sock, bytes(batch))
+                    batch.clear()
+            _send(sock, bytes(batch))
+        _send(sock, proto.stream_end(rid))
 
 
-class _TCPServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    block_on_close = False
+class ThreadedServer:
+    """Serve on background threads until ``stop()``."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.request_queue_size = config.backlog
-        self._socks: set[socket.socket] = set()
+        self._listener: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
         self._lock = threading.Lock()
-        super().__init__((config.host, config.port), _Handler)
+        self._socks: set[socket.socket] = set()
+        self._open = 0
+        self._backoff = AcceptBackoff()
+        self._busy = BusyLog(config.max_connections)
+
+    def start(self) -> int:
+        raise_fd_limit()
+        listeners = listen(self.config.host, self.config.port, self.config.backlog)
+        for extra in listeners[1:]:  # one accept loop: the first address (as socketserver did)
+            extra.close()
+        self._listener = listeners[0]
+        self._listener.settimeout(ACCEPT_POLL)
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._accept_loop, name="dualio-threaded-server",
+                                        daemon=True)
+        self._thread.start()
+        port: int = self._listener.getsockname()[1]
+        return port
+
+    def _accept_loop(self) -> None:
+        listener = self._listener
+        assert listener is not None
+        while not self._stopping.is_set():
+            try:
+                sock, address = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError as exc:
+                if self._stopping.is_set():
+                    return
+                if exc.errno in PEER_ERRNOS:
+                    continue
+                # out of fds or buffers (RESOURCE_ERRNOS), or anything unexpected: back off
+                self._stopping.wait(self._backoff.failed(exc, time.monotonic()))
+                continue
+            self._backoff.succeeded()
+            self._accepted(sock, address)
+
+    def _accepted(self, sock: socket.socket, address: object) -> None:
+        now = time.monotonic()
+        config = self.config
+        with self._lock:
+            full = self._open >= config.max_connections
+            if not full:
+                self._open += 1
+        if full:
+            self._busy.refused(now)
+            refuse_socket(sock, b"" if config.tls else busy_refusal(config.counters))
+            return
+        sock.settimeout(None)
+        handler = _Handler(self, sock, address, now)
+        try:
+            threading.Thread(target=handler.run, name=f"dualio-conn-{handler.peer}", daemon=True).start()
+        except RuntimeError as exc:  # can't start new thread: a resource limit, like EMFILE
+            sock.close()
+            self.connection_ended()
+            self._stopping.wait(self._backoff.failed(OSError(0, str(exc)), now))
+
+    def connection_ended(self) -> None:
+        with self._lock:
+            self._open -= 1
 
     def track(self, sock: socket.socket, add: bool) -> None:
         with self._lock:
@@ -114,7 +291,14 @@ class _TCPServer(socketserver.ThreadingTCPServer):
             else:
                 self._socks.discard(sock)
 
-    def shutdown_connections(self) -> None:
+    def stop(self) -> None:
+        if self._listener is None or self._thread is None:
+            return
+        self._stopping.set()
+        self._thread.join()
+        self._listener.close()
+        self._listener = None
+        self._thread = None
         with self._lock:
             socks = list(self._socks)
         for sock in socks:
@@ -122,32 +306,3 @@ class _TCPServer(socketserver.ThreadingTCPServer):
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-
-
-class ThreadedServer:
-    """Serve on background threads until ``stop()``."""
-
-    def __init__(self, config: ServerConfig) -> None:
-        self.config = config
-        self._server: _TCPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> int:
-        raise_fd_limit()
-        self._server = _TCPServer(self.config)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-            name="dualio-threaded-server", daemon=True,
-        )
-        self._thread.start()
-        port: int = self._server.server_address[1]
-        return port
-
-    def stop(self) -> None:
-        if self._server is None or self._thread is None:
-            return
-        self._server.shutdown()
-        self._server.shutdown_connections()
-        self._server.server_close()
-        self._thread.join()
-        self._server = None
