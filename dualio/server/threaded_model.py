@@ -1,6 +1,9 @@
 """The threaded server model: one thread per connection, as in the classic
-socketserver servers. Requests on one connection are served one after another;
-a CANCEL is read only between requests.
+socketserver servers. Requests on one connection are served one after another.
+While a request waits (its delay, or between stream items) the thread keeps
+reading: a PING is answered at once (so a client's keepalive sees a live
+server), a CANCEL ends the waiting request (or drops a queued one), and new
+requests queue behind it, up to ``max_in_flight``.
 
 Limits (docs/architecture.md §7): one request in flight per connection by design, the
 requests of one read queued behind it; answers are sent with blocking ``sendall``, so
@@ -14,9 +17,12 @@ ERROR id 0 BUSY and backs off when accept() fails for want of file descriptors.
 from __future__ import annotations
 
 import logging
+import select
 import socket
+import ssl
 import threading
 import time
+from collections import deque
 
 from dualio.server.config import ServerConfig
 from dualio.server.limits import (
@@ -31,7 +37,7 @@ from dualio.server.limits import (
 from dualio.server.service import Reply, UnknownMethod, WordStream, plan
 from transports.wire import methods
 from transports.wire.errors import ErrorCode
-from transports.wire.server_protocol import Request, ServerProtocol
+from transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 log = logging.getLogger("dualio.server")
 
@@ -72,6 +78,7 @@ class _Handler:
         self.accepted_at = accepted_at
         self.peer = (f"{address[0]}:{address[1]}" if isinstance(address, tuple) and len(address) >= 2
                      else str(address))
+        self._queued: deque[Request] = deque()  # read while a request waited
 
     def run(self) -> None:
         server, config = self.server, self.config
@@ -158,9 +165,9 @@ class _Handler:
                 break
             if proto.handshaken and not was_handshaken:
                 sock.settimeout(config.idle_timeout or None)
-            for event in events:
-                if type(event) is Request:
-                    self._request(sock, proto, event)
+            self._queued.extend(event for event in events if type(event) is Request)
+            while self._queued and not proto.closing:
+                self._request(sock, proto, self._queued.popleft())
         if proto.close_reason not in ("client closed", "server closed"):
             log.warning("%s: closing connection: %s", peer, proto.close_reason)
 
@@ -182,8 +189,9 @@ class _Handler:
         served = False
         try:
             if isinstance(job, Reply):
-                if job.delay:
-                    time.sleep(job.delay)
+                if job.delay and self._wait(sock, proto, rid, job.delay):
+                    _send(sock, proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
+                    return
                 _send(sock, proto.respond(rid, job.payload))
             elif isinstance(job, WordStream):
                 self._stream(sock, proto, rid, job)
@@ -199,8 +207,9 @@ class _Handler:
     def _stream(self, sock: socket.socket, proto: ServerProtocol, rid: int, stream: WordStream) -> None:
         if stream.wait:
             for index in range(stream.count):
-                if index:
-                    time.sleep(stream.wait)
+                if index and self._wait(sock, proto, rid, stream.wait):
+                    _send(sock, proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
+                    return
                 _send(sock, proto.stream_item(rid, stream.item(index)))
         else:
             batch = bytearray()
@@ -211,6 +220,48 @@ class _Handler:
                     batch.clear()
             _send(sock, bytes(batch))
         _send(sock, proto.stream_end(rid))
+
+
+    def _wait(self, sock: socket.socket, proto: ServerProtocol, rid: int, seconds: float) -> bool:
+        """Let ``seconds`` pass for request ``rid`` while answering what the peer sends
+        meanwhile; True if the peer cancelled ``rid``."""
+        until = time.monotonic() + seconds
+        while (left := until - time.monotonic()) > 0:
+            if proto.closing or len(self._queued) >= self.config.max_in_flight:
+                time.sleep(left)  # stop reading: the queue is full, or the connection is ending
+                return False
+            pending = isinstance(sock, ssl.SSLSocket) and sock.pending()
+            if not pending and not select.select([sock], [], [], left)[0]:
+                continue
+            try:
+                data = sock.recv(65536)
+            except (BlockingIOError, ssl.SSLWantReadError):
+                continue
+            except OSError as exc:
+                raise _PeerGone(exc) from exc
+            if not data:
+                raise _PeerGone(ConnectionResetError("the peer closed the connection"))
+            events = proto.receive(data)
+            _send(sock, proto.take_output())  # PONGs, and any connection-level ERROR
+            cancelled = False
+            for event in events:
+                if type(event) is Request:
+                    self._queued.append(event)
+                elif type(event) is Cancel:
+                    if event.id == rid:
+                        cancelled = True
+                    else:
+                        self._cancel_queued(sock, proto, event.id)
+            if cancelled or proto.closing:
+                return cancelled
+        return False
+
+    def _cancel_queued(self, sock: socket.socket, proto: ServerProtocol, rid: int) -> None:
+        for queued in self._queued:
+            if queued.id == rid:
+                self._queued.remove(queued)
+                _send(sock, proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
+                return
 
 
 class ThreadedServer:
