@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import ssl
 import sys
 from collections.abc import Sequence
@@ -15,18 +16,24 @@ from dualio.server.config import (
     DEFAULT_MAX_IN_FLIGHT_BYTES,
     DEFAULT_WRITE_BUFFER_HIGH,
 )
+from transports.version import VERSION
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dualio", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"dualio {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the reference server until SIGINT/SIGTERM")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=7878, help="0 picks a free port")
     serve.add_argument("--model", choices=("async", "threaded"), default="async")
-    serve.add_argument("--token", default=None, help="refuse clients without this token")
+    serve.add_argument("--token", default=None,
+                       help="refuse clients without this token (a command line shows in ps: prefer "
+                            f"--token-file or ${TOKEN_VARIABLE})")
+    serve.add_argument("--token-file", default=None,
+                       help="read the token from this file (its first line)")
     serve.add_argument("--max-frame-size", type=int, default=DEFAULT_MAX_FRAME_SIZE)
     serve.add_argument("--handshake-timeout", type=float, default=DEFAULT_HANDSHAKE_TIMEOUT,
                        help="seconds from accept to a completed handshake, TLS included "
@@ -58,13 +65,39 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+TOKEN_VARIABLE = "DUALIO_TOKEN"
+
+
+def _server_token(flag: str | None, path: str | None) -> str | None:
+    """The token from ``--token``, ``--token-file`` or $DUALIO_TOKEN (one of them at most)."""
+    given = [name for name, value in (("--token", flag), ("--token-file", path),
+                                      (f"${TOKEN_VARIABLE}", os.environ.get(TOKEN_VARIABLE)))
+             if value is not None]
+    if len(given) > 1:
+        raise ValueError(f"give the token one way only, not {' and '.join(given)}")
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as file:
+                return file.readline().rstrip("\r\n")
+        except OSError as exc:
+            raise ValueError(f"cannot read the token file {path}: {exc.strerror or exc}") from exc
+    return flag if flag is not None else os.environ.get(TOKEN_VARIABLE)
+
+
 def _server_tls(cert: str | None, key: str | None) -> ssl.SSLContext | None:
     if cert is None:
         if key is not None:
             raise ValueError("--tls-key needs --tls-cert")
         return None
+    for flag, path in (("--tls-cert", cert), ("--tls-key", key)):
+        if path is not None and not os.path.isfile(path):
+            raise ValueError(f"{flag}: no such file: {path}")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        files = cert if key is None else f"{cert} and {key}"
+        raise ValueError(f"cannot load the TLS certificate and key from {files}: {exc}") from exc
     return context
 
 
@@ -79,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         try:
             config = ServerConfig(
-                host=args.host, port=args.port, token=args.token,
+                host=args.host, port=args.port, token=_server_token(args.token, args.token_file),
                 max_frame_size=args.max_frame_size, handshake_timeout=args.handshake_timeout,
                 idle_timeout=args.idle_timeout, max_connections=args.max_connections,
                 max_in_flight=args.max_in_flight, max_in_flight_bytes=args.max_in_flight_bytes,
