@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import errno
 import logging
-import resource
 import socket
+
+try:
+    import resource
+except ImportError:  # not on Windows: the open-files limit is then left as it is
+    resource = None  # type: ignore[assignment]
 
 from dualio.server.service import Counters
 from transports.wire.errors import ErrorCode
@@ -23,7 +27,10 @@ LOG_INTERVAL = 5.0
 
 
 def raise_fd_limit() -> int:
-    """Raise the soft open-files limit to the hard limit; returns the new soft limit."""
+    """Raise the soft open-files limit to the hard limit; returns the new soft limit
+    (-1 where the OS has no such limit to read)."""
+    if resource is None:
+        return -1
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard == resource.RLIM_INFINITY or soft < hard:
         target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
@@ -69,7 +76,7 @@ class AcceptBackoff:
         """Seconds to wait before the next accept()."""
         self.delay = min(self.LAST, self.delay * 2) if self.delay else self.FIRST
         if self._log.ready(now):
-            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0] if resource is not None else -1
             log.error("accept paused %.1fs: %s (open-files limit %d; %d similar errors not shown)",
                       self.delay, exc.strerror or exc, soft, self._log.suppressed)
         return self.delay
