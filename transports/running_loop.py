@@ -52,6 +52,11 @@ class LoopHandle:
         return True
 
     def is_current(self) -> bool:
+        if self.backend == "asyncio":  # asked on every call: no handle built for it
+            try:
+                return asyncio.get_running_loop() is self.loop
+            except RuntimeError:
+                return False
         try:
             return LoopHandle.current().loop is self.loop
         except UsageError:

@@ -540,7 +540,8 @@ class OnCallTable(Generic[W]):
 
     @property
     def closed(self) -> bool:
-        return self._table.closed
+        table = self._table
+        return table.closing or table.failure is not None
 
     @property
     def failure(self) -> DualioError | None:
