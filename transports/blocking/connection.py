@@ -347,8 +347,8 @@ class BlockingConnection(OnCallTable[_Completion]):
                         self._sleepers -= 1
             check = self._table.keepalive_wait()
             self._read_once(left if check is None or (left is not None and left < check) else check)
-            if check is not None:
-                self._keepalive()
+            if check is not None and self._table.keepalive_wait() == 0:
+                self._keepalive()  # silence for a whole interval: a PING is due (or overdue)
 
     def _keepalive(self) -> None:
         """Send a keepalive PING if one is due; fail the connection if one went unanswered."""
@@ -436,7 +436,8 @@ class BlockingConnection(OnCallTable[_Completion]):
                 self._reading = True
             if not self._read_once(self._table.keepalive_wait()):
                 return
-            self._keepalive()
+            if self._table.keepalive_wait() == 0:
+                self._keepalive()
 
     # -- socket I/O ---------------------------------------------------------
 
