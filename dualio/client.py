@@ -127,6 +127,7 @@ class AsyncClient(AsyncServiceMethods):
         self._lock = anyio.Lock()
         if not self._lazy:
             self._conn = await self._connect(calls.deadline(self._options.connect_timeout))
+            self._state(ConnectionState.CONNECTED)
         return self
 
     async def _connect(self, until: float) -> AsyncTransport:
@@ -147,7 +148,6 @@ class AsyncClient(AsyncServiceMethods):
             conn = await AsyncioConnection.connect(options)
         else:
             conn = await AnyioConnection.connect(options)
-        self._state(ConnectionState.CONNECTED)
         return conn
 
     @property
@@ -221,7 +221,13 @@ class AsyncClient(AsyncServiceMethods):
                 self._conn = None
                 with anyio.CancelScope(shield=True):
                     await conn.aclose()
-            self._conn = await self._connect(until)
-            return self._conn
+            conn = await self._connect(until)
+            if self._closed:  # closed while connecting: nothing may stay open
+                with anyio.CancelScope(shield=True):
+                    await conn.aclose()
+                raise ClosedError("the client was closed while it connected")
+            self._conn = conn
+            self._state(ConnectionState.CONNECTED)
+            return conn
         finally:
             self._lock.release()

@@ -153,11 +153,11 @@ class Client(ServiceMethods):
                 conn.forget()  # the parent's socket: never read, written or shut down here
                 self._conn = conn = None
                 self._state(ConnectionState.DISCONNECTED)
-                if self.retry is None:
-                    raise UsageError(
-                        "this Client was made before os.fork() and retry=None forbids a new "
-                        "connection: make a new Client in the child"
-                    )
+            if self._born != forks.generation and self.retry is None:
+                raise UsageError(
+                    "this Client was made before os.fork() and retry=None forbids a new "
+                    "connection: make a new Client in the child"
+                )
             if conn is not None:
                 if not conn.closed or not may_reconnect(conn.failure, self.retry):
                     return conn  # healthy again (another thread reconnected), or failed for good
