@@ -96,6 +96,7 @@ class AsyncClient(AsyncServiceMethods):
         self._state = StateReporter(f"{host}:{port}", on_state)
         self._lock: anyio.Lock | None = None  # made on the loop: one task (re)connects at a time
         self._loop: LoopHandle | None = None
+        self._connecting: anyio.CancelScope | None = None
         self._closed = False
         self.host = host
         self.port = port
@@ -167,6 +168,8 @@ class AsyncClient(AsyncServiceMethods):
         if self._closed:
             return
         self._closed = True
+        if self._connecting is not None:
+            self._connecting.cancel()
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.aclose()
@@ -221,7 +224,16 @@ class AsyncClient(AsyncServiceMethods):
                 self._conn = None
                 with anyio.CancelScope(shield=True):
                     await conn.aclose()
-            conn = await self._connect(until)
+            fresh: AsyncTransport | None = None
+            with anyio.CancelScope() as connecting:
+                self._connecting = connecting  # aclose() cancels it
+                try:
+                    fresh = await self._connect(until)
+                finally:
+                    self._connecting = None
+            if fresh is None:
+                raise ClosedError("the client was closed while it connected")
+            conn = fresh
             if self._closed:  # closed while connecting: nothing may stay open
                 with anyio.CancelScope(shield=True):
                     await conn.aclose()

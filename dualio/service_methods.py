@@ -115,7 +115,10 @@ class AsyncServiceMethods:
             return await self._attempts(op, timeout, deadline(timeout))
         until = deadline(timeout)
         try:
-            transport = self._ready_transport() or await self._reconnect(until)
+            transport = self._ready_transport()
+            if transport is None:
+                transport = await self._reconnect(until)
+                timeout = timeout_left(until)  # connecting took part of it
             return await transport.call(op, timeout)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
@@ -152,7 +155,7 @@ class AsyncServiceMethods:
                 notify(self.on_request, CallStarted(op.method, len(op.args), tries))
             try:
                 transport = self._ready_transport() or await self._reconnect(until)
-                left = timeout if tries == 1 else timeout_left(until)
+                left = timeout_left(until)
                 if isinstance(op, _Ping):
                     result: T = await transport.ping(left)  # type: ignore[assignment]
                 else:

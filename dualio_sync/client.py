@@ -28,6 +28,8 @@ from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy, may_
 from transports.wire.timeouts import check_timeout
 from transports.wire.url import parse_url
 
+_FORKED = threading.Lock()  # guards replacing a client's lock in a forked child
+
 
 class Client(ServiceMethods):
     """A blocking client of the dualio service over one connection.
@@ -78,6 +80,7 @@ class Client(ServiceMethods):
         self.on_response = on_response
         self._state = StateReporter(f"{host}:{port}", on_state)
         self._lock = threading.Lock()  # one thread (re)connects at a time
+        self._lock_born = forks.generation
         self._conn: BlockingConnection | None = None
         self._born = forks.generation
         self._closed = False
@@ -105,7 +108,7 @@ class Client(ServiceMethods):
 
     def close(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
-        with self._lock:
+        with self._own_lock():
             if self._closed:
                 return
             self._closed = True
@@ -141,9 +144,19 @@ class Client(ServiceMethods):
     def _pause(self, seconds: float) -> None:
         time.sleep(seconds)
 
+    def _own_lock(self) -> threading.Lock:
+        """The reconnect lock of this process: one inherited across fork() may be held by a
+        thread that does not exist in the child, so the child makes its own."""
+        if self._lock_born != forks.generation:
+            with _FORKED:
+                if self._lock_born != forks.generation:
+                    self._lock, self._lock_born = threading.Lock(), forks.generation
+        return self._lock
+
     def _reconnect(self, until: float) -> BlockingTransport:
         left = calls.remaining(until)
-        if not self._lock.acquire(timeout=-1 if left is None else max(left, 0)):
+        lock = self._own_lock()
+        if not lock.acquire(timeout=-1 if left is None else max(left, 0)):
             raise calls.call_timeout()
         try:
             if self._closed:
@@ -167,7 +180,7 @@ class Client(ServiceMethods):
             self._conn = self._connect(until)
             return self._conn
         finally:
-            self._lock.release()
+            lock.release()
 
     def _connect(self, until: float) -> BlockingConnection:
         """One attempt, within ``connect_timeout`` and the caller's deadline."""

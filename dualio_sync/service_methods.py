@@ -110,7 +110,10 @@ class ServiceMethods:
             return self._attempts(op, timeout, deadline(timeout))
         until = deadline(timeout)
         try:
-            transport = self._ready_transport() or self._reconnect(until)
+            transport = self._ready_transport()
+            if transport is None:
+                transport = self._reconnect(until)
+                timeout = timeout_left(until)  # connecting took part of it
             return transport.call(op, timeout)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
@@ -147,7 +150,7 @@ class ServiceMethods:
                 notify(self.on_request, CallStarted(op.method, len(op.args), tries))
             try:
                 transport = self._ready_transport() or self._reconnect(until)
-                left = timeout if tries == 1 else timeout_left(until)
+                left = timeout_left(until)
                 if isinstance(op, _Ping):
                     result: T = transport.ping(left)  # type: ignore[assignment]
                 else:

@@ -106,9 +106,26 @@ def test_emulate_vs_native() -> None:
         row(out, rf"^{mode}\s+[\d.]+\s+[\d.]+\s+[\d.]+$")
 
 
+@pytest.mark.parametrize("clients", ["shared", "per-user"])
+def test_restart_under_load(clients: str) -> None:
+    out = ok("restart_under_load.py", "--users", "4", "--seconds", "2.5", "--restart-after", "0.8",
+             "--down", "0.4", "--clients", clients, "--timeout", "5", "--attempts", "20")
+    assert "result: OK" in out
+    assert int(row(out, r"^calls ok\s+(\d+)$").group(1)) > 0
+    assert int(row(out, r"^misrouted\s+(\d+)$").group(1)) == 0
+    assert int(row(out, r"^lost\s+(\d+)$").group(1)) == 0
+    # 20 attempts outlast a short outage: every call in flight at the kill is answered after a retry
+    in_flight = row(out, r"^in flight when killed\s+(\d+)  \((\d+) answered after a retry, (\d+) failed\)$")
+    assert 1 <= int(in_flight.group(1)) <= 4 and int(in_flight.group(3)) == 0
+    assert int(row(out, r"^calls failed\s+(\d+)$").group(1)) == 0
+    assert float(row(out, r"^first success after the return: ([\d.]+) s$").group(1)) < 2.5
+
+
 @pytest.mark.parametrize(
     ("script", "args"),
     [
+        ("restart_under_load.py", ["--users", "0"]),
+        ("restart_under_load.py", ["--seconds", "3", "--restart-after", "2", "--down", "1"]),
         ("hello_sync.py", ["--words", "0"]),
         ("hello_async.py", ["--delay", "-1"]),
         ("hello_async.py", ["--backend", "curio"]),

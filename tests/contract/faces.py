@@ -30,6 +30,8 @@ Backend = str | tuple[str, dict[str, Any]]
 class Face(ABC):
     """One open client, whatever its face and transport."""
 
+    client: Client | AsyncClient  # the client under test, for its settings and state
+
     @property
     @abstractmethod
     def closed(self) -> bool: ...
@@ -213,6 +215,15 @@ class Transport:
         async_client = AsyncClient(
             host, port, timeout=timeout, connect_timeout=connect_timeout, **self.options, **options
         )
+        await async_client.open()
+        return AsyncFace(async_client)
+
+    async def from_url(self, url: str, **options: Any) -> Face:
+        """An open client made by ``from_url`` (keyword arguments override the URL)."""
+        if self.options is None:
+            client = await anyio.to_thread.run_sync(functools.partial(Client.from_url, url, **options))
+            return SyncFace(client)
+        async_client = AsyncClient.from_url(url, **self.options, **options)
         await async_client.open()
         return AsyncFace(async_client)
 

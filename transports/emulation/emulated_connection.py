@@ -38,7 +38,7 @@ from transports.emulation.callbacks import AwaitableCallback
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import DualioError, DualioTimeout, UsageError
+from transports.wire.errors import CallCancelled, DualioError, DualioTimeout, UsageError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -91,6 +91,32 @@ class _StreamBridge:
         self.send.close()
 
 
+class _Handoff:
+    """A connect made on a worker, handed to an awaiter that may have given up: then the
+    worker, or the awaiter, whichever comes second, closes it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._abandoned = False
+        self._conn: BlockingConnection | None = None
+
+    def connect(self, options: ConnectOptions) -> BlockingConnection:
+        conn = BlockingConnection.connect(options)
+        with self._lock:
+            if not self._abandoned:
+                self._conn = conn
+                return conn
+        conn.close()
+        raise CallCancelled("the connect was abandoned")
+
+    def abandon(self) -> None:
+        with self._lock:
+            self._abandoned = True
+            conn, self._conn = self._conn, None
+        if conn is not None:
+            threading.Thread(target=conn.close, name="dualio-close", daemon=True).start()
+
+
 class EmulatedConnection:
     def __init__(
         self,
@@ -137,10 +163,13 @@ class EmulatedConnection:
                 owned = executor = ThreadPoolExecutor(max_workers, thread_name_prefix="dualio-pool")
             else:
                 limiter = anyio.CapacityLimiter(max_workers)
-        connect = functools.partial(BlockingConnection.connect, options)
+        handoff = _Handoff()
         try:
-            conn = await run_blocking(connect, executor=executor, limiter=limiter)
+            conn = await run_blocking(
+                functools.partial(handoff.connect, options), executor=executor, limiter=limiter
+            )
         except BaseException:
+            handoff.abandon()  # a connect the awaiter gave up on is closed, never leaked
             if owned is not None:
                 owned.shutdown(wait=False)
             raise
