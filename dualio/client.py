@@ -18,7 +18,7 @@ from transports.native.asyncio_connection import AsyncioConnection
 from transports.running_loop import LoopHandle
 from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ClosedError, UsageError
+from transports.wire.errors import ClosedError, ConnectError, UsageError
 from transports.wire.events import (
     ConnectionState,
     RequestCallback,
@@ -98,6 +98,7 @@ class AsyncClient(AsyncServiceMethods):
         self._loop: LoopHandle | None = None
         self._connecting: anyio.CancelScope | None = None
         self._closed = False
+        self._refused: ConnectError | None = None  # a refusal that retrying cannot mend
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
@@ -156,7 +157,7 @@ class AsyncClient(AsyncServiceMethods):
         """True once closed (or never opened), or when the connection has failed for
         good (it would not be opened again: ``retry=None``, or a failure that retrying
         cannot mend)."""
-        if self._closed or not self._opened:
+        if self._closed or not self._opened or self._refused is not None:
             return True
         conn = self._conn
         if conn is None:
@@ -216,6 +217,8 @@ class AsyncClient(AsyncServiceMethods):
         try:
             if self._closed:
                 raise ClosedError("the client is closed")
+            if self._refused is not None:
+                raise ClosedError(f"the client is closed: {self._refused}") from self._refused
             conn = self._conn
             if conn is not None:
                 if not conn.closed or not may_reconnect(conn.failure, self.retry):
@@ -229,6 +232,10 @@ class AsyncClient(AsyncServiceMethods):
                 self._connecting = connecting  # aclose() cancels it
                 try:
                     fresh = await self._connect(until)
+                except ConnectError as exc:
+                    if not exc.retryable:
+                        self._refused = exc
+                    raise
                 finally:
                     self._connecting = None
             if fresh is None:

@@ -15,7 +15,7 @@ from transports.blocking.connection import BlockingConnection
 from transports.interface import BlockingTransport
 from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ClosedError, UsageError
+from transports.wire.errors import ClosedError, ConnectError, UsageError
 from transports.wire.events import (
     ConnectionState,
     RequestCallback,
@@ -84,6 +84,7 @@ class Client(ServiceMethods):
         self._conn: BlockingConnection | None = None
         self._born = forks.generation
         self._closed = False
+        self._refused: ConnectError | None = None  # a refusal that retrying cannot mend
         if not lazy:
             self._conn = self._connect(calls.deadline(self._options.connect_timeout))
 
@@ -100,7 +101,7 @@ class Client(ServiceMethods):
         """True once closed, or when the connection has failed for good (it would not
         be opened again: ``retry=None``, or a failure that retrying cannot mend)."""
         conn = self._conn
-        if self._closed:
+        if self._closed or self._refused is not None:
             return True
         if conn is None:
             return False
@@ -161,6 +162,8 @@ class Client(ServiceMethods):
         try:
             if self._closed:
                 raise ClosedError("the client is closed")
+            if self._refused is not None:
+                raise ClosedError(f"the client is closed: {self._refused}") from self._refused
             conn = self._conn
             if conn is not None and self._born != forks.generation:
                 conn.forget()  # the parent's socket: never read, written or shut down here
@@ -177,7 +180,12 @@ class Client(ServiceMethods):
                 self._state(ConnectionState.DISCONNECTED, conn.failure)
                 self._conn = None
                 conn.close()
-            self._conn = self._connect(until)
+            try:
+                self._conn = self._connect(until)
+            except ConnectError as exc:
+                if not exc.retryable:
+                    self._refused = exc
+                raise
             return self._conn
         finally:
             lock.release()
