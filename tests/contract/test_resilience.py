@@ -653,7 +653,7 @@ async def test_a_reconnect_refused_for_its_token_leaves_the_client_closed(transp
         server.close()
 
 
-BUG_CLOSE_WHILE_CONNECTING = (
+LIMIT_CLOSE_WHILE_CONNECTING = (
     "KNOWN LIMIT (sync Client): close() waits for a connect attempt in progress on another "
     "thread (up to connect_timeout) before that call fails; a blocking connect cannot be "
     "interrupted from another thread. AsyncClient.aclose() cancels the connect at once."
@@ -665,7 +665,7 @@ async def test_closing_fails_a_call_that_is_connecting_promptly(
     transport: Transport, request: pytest.FixtureRequest
 ) -> None:
     if transport.is_sync:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=BUG_CLOSE_WHILE_CONNECTING))
+        request.applymarker(pytest.mark.xfail(strict=True, reason=LIMIT_CLOSE_WHILE_CONNECTING))
     with ScriptedPeer(expect(FrameKind.HELLO), stall(), handshake=False) as peer:
         client = await transport.connect(
             peer.address, lazy=True, timeout=5, connect_timeout=CONNECTING_FOR, retry=PATIENT
@@ -733,12 +733,12 @@ async def _close_transport(face: Face) -> None:
 
 # -- a raw call after a restart that happened while the client was idle ----------------------------
 
-BUG_STALE_CONNECTION_USED = (
-    "BUG (transport inconsistency): a transport that does not read while idle (blocking, anyio, "
-    "pool/thread emulation) sends the next request on a connection the server has already closed "
-    "(its EOF is waiting unread), so after a restart the first raw call fails with ConnectionLost "
-    "although it never reached a server; native-asyncio/uvloop and the callback emulation see the "
-    "EOF at once and reconnect first"
+LIMIT_STALE_CONNECTION_USED = (
+    "KNOWN LIMIT (docs/api.md, keepalive; a transport difference): a transport that does not "
+    "read while idle (blocking, anyio, pool/thread emulation) sends the next request on a "
+    "connection the server has already closed (its EOF is waiting unread), so after a restart "
+    "the first raw call fails with ConnectionLost although it never reached a server; "
+    "native-asyncio/uvloop and the callback emulation see the EOF at once and reconnect first"
 )
 STALE_CONNECTION_USED = {"sync", "anyio-asyncio", "native-trio", "pool-asyncio", "pool-trio",
                          "thread-asyncio", "thread-trio"}
@@ -750,7 +750,7 @@ async def test_a_raw_call_after_an_idle_restart_reconnects_first(
     """The server restarts while the client is idle: the connection it closed is not used
     again, so even a call that is never repeated is answered by the new server."""
     if transport.id in STALE_CONNECTION_USED:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=BUG_STALE_CONNECTION_USED))
+        request.applymarker(pytest.mark.xfail(strict=True, reason=LIMIT_STALE_CONNECTION_USED))
     server = await started()
     try:
         client = await transport.connect(server.address, retry=PATIENT)
@@ -782,12 +782,12 @@ def impatient_server() -> Iterator[Server]:
     server.close()
 
 
-BUG_IDLE_NOT_KEPT = (
-    "BUG (transport inconsistency): keepalive PINGs go out on an idle connection only on "
-    "native-asyncio/uvloop and the callback emulation (which have a timer or a reader thread); the "
-    "blocking transport, the anyio transport and the pool/thread emulations send one only while a "
-    "call waits, so the server's idle timeout closes an idle connection, and the next raw call "
-    "fails with ConnectionLost although the server had said goodbye before it was sent (never served)"
+LIMIT_IDLE_NOT_KEPT = (
+    "KNOWN LIMIT (docs/api.md, keepalive; a transport difference): keepalive PINGs go out on an "
+    "idle connection only on native-asyncio/uvloop and the callback emulation (a timer or a "
+    "reader thread); the blocking and anyio transports and the pool/thread emulations send one "
+    "only while a call waits, so the server's idle timeout closes an idle connection and the "
+    "next raw call fails with ConnectionLost, although the server said goodbye before it was sent"
 )
 IDLE_NOT_KEPT = {"sync", "anyio-asyncio", "native-trio", "pool-asyncio", "pool-trio", "thread-asyncio",
                  "thread-trio"}
@@ -800,7 +800,7 @@ async def test_keepalive_keeps_an_idle_connection_open(
     as idle: after idling past the server's idle timeout, a raw call (never repeated) is
     answered on the same connection."""
     if transport.id in IDLE_NOT_KEPT:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=BUG_IDLE_NOT_KEPT))
+        request.applymarker(pytest.mark.xfail(strict=True, reason=LIMIT_IDLE_NOT_KEPT))
     seen = Seen()
     client = await transport.connect(
         impatient_server.address, keepalive=IDLE_KEEPALIVE, retry=PATIENT, on_state=seen.on_state
