@@ -277,6 +277,8 @@ class BlockingConnection(OnCallTable[_Completion]):
         written, so a CANCEL can never overtake it."""
         if handle is not None and handle.cancelled:
             raise CallCancelled("the call was cancelled before it was sent")
+        if not self._reading and self._table.idle and self._readable_now():
+            self._read_idle()
         with self._cond:
             call, data = self._table.start(kind, method, args)
             call.waiter = completion
@@ -349,6 +351,22 @@ class BlockingConnection(OnCallTable[_Completion]):
             self._read_once(left if check is None or (left is not None and left < check) else check)
             if check is not None and self._table.keepalive_wait() == 0:
                 self._keepalive()  # silence for a whole interval: a PING is due (or overdue)
+
+    def _readable_now(self) -> bool:
+        if self._read_poll is None:
+            return bool(select.select([self._sock], [], [], 0)[0])
+        return bool(self._read_poll.poll(0))
+
+    def _read_idle(self) -> None:
+        """Read what arrived while no call was in flight (nobody reads then): a goodbye, or
+        the end of the stream from a server that went away. So a new request is never
+        written to a connection that is already over; the call finds it closed, as if
+        it had started a moment later, and its request provably never left."""
+        with self._cond:
+            if self._reading:
+                return
+            self._reading = True
+        self._read_once(0)
 
     def _keepalive(self) -> None:
         """Send a keepalive PING if one is due; fail the connection if one went unanswered."""

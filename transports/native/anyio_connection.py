@@ -16,6 +16,7 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
+import select
 import socket
 import ssl
 import time
@@ -34,6 +35,7 @@ from transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
+_IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
 Call = CallState[anyio.Event]
 
 
@@ -61,6 +63,11 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         self._sent = 0  # ... and how many of them are on the wire
         self._reading = False
         self._waiters: dict[Call, None] = {}  # ordered: the next reader is the first
+        self._raw: socket.socket | None = stream.extra(SocketAttribute.raw_socket, None)
+        self._idle_poll: select.poll | None = None
+        if self._raw is not None and hasattr(select, "poll"):
+            self._idle_poll = select.poll()
+            self._idle_poll.register(self._raw.fileno(), select.POLLIN)
         self.loop = LoopHandle.current()
 
     @classmethod
@@ -79,10 +86,9 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                     )
         except (OSError, ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
             raise calls.connect_failed(host, port, exc) from exc
-        raw = stream.extra(SocketAttribute.raw_socket, None)
-        if raw is not None:
-            raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         conn = cls(stream, options)
+        if conn._raw is not None:
+            conn._raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         try:
             await conn._handshake(until)
         except BaseException:
@@ -135,6 +141,8 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         return call
 
     async def _send_request(self, kind: CallKind, method: str, args: bytes, until: float) -> Call:
+        if not self._reading and self._table.idle and self._readable_now():
+            await self._read_idle(until)
         call, data = self._table.start(kind, method, args)
         self._queue(self._table.keepalive_due())  # a connection idle for long is checked too
         try:
@@ -253,6 +261,26 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                     await self._write(probe, deadline(_CLOSE_GRACE))
                 except DualioError:
                     pass  # the connection has failed: every waiter knows already
+
+    def _readable_now(self) -> bool:
+        """Whether bytes, or the end of the stream, wait on the socket (asked of the
+        kernel without reading: anyio has no "read only what is there")."""
+        if self._idle_poll is not None:
+            return bool(self._idle_poll.poll(0))
+        return self._raw is not None and bool(select.select([self._raw], [], [], 0)[0])
+
+    async def _read_idle(self, until: float) -> None:
+        """Read what arrived while no call was in flight (nobody reads then): a goodbye, or
+        the end of the stream from a server that went away. So a new request is never
+        written to a connection that is already over; the call finds it closed, as if
+        it had started a moment later, and its request provably never left."""
+        self._reading = True
+        try:
+            with anyio.move_on_after(min(_IDLE_READ, max(until - time.monotonic(), 0))):
+                await self._read_some()
+        finally:
+            self._reading = False
+            self._pass_reader_role()
 
     def _pass_reader_role(self) -> None:
         if not self._reading and self._waiters:

@@ -287,6 +287,13 @@ class CallTable(Generic[W]):
         """Ids in use, abandoned ones included (the handshake is not a call)."""
         return len(self._calls) - (0 in self._calls)
 
+    @property
+    def idle(self) -> bool:
+        """No call is in flight, so no caller reads: whatever the server sent meanwhile
+        (a goodbye, its end of the stream) waits unread. A transport without a reader of
+        its own reads it before it starts a call."""
+        return not self._calls
+
     def check_usable(self) -> None:
         """ClosedError unless a new call may start."""
         if self.closing:
