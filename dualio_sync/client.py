@@ -11,7 +11,7 @@ from typing import Any
 
 from dualio_sync.service_methods import ServiceMethods
 from transports import forks
-from transports.blocking.connection import BlockingConnection
+from transports.blocking.connection import BlockingConnection, Connecting
 from transports.interface import BlockingTransport
 from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
@@ -84,9 +84,12 @@ class Client(ServiceMethods):
         self._conn: BlockingConnection | None = None
         self._born = forks.generation
         self._closed = False
+        self._closing = threading.Lock()  # taken once, by the first close(), never released
+        self._connecting: Connecting | None = None  # close() stops it
         self._refused: ConnectError | None = None  # a refusal that retrying cannot mend
         if not lazy:
             self._conn = self._connect(calls.deadline(self._options.connect_timeout))
+            self._state(ConnectionState.CONNECTED)
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> Client:
@@ -109,11 +112,13 @@ class Client(ServiceMethods):
 
     def close(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
-        with self._own_lock():
-            if self._closed:
-                return
-            self._closed = True
-            conn, self._conn = self._conn, None
+        if not self._closing.acquire(blocking=False):
+            return
+        self._closed = True  # before looking at what a connecting thread published
+        connecting = self._connecting
+        if connecting is not None:
+            connecting.stop()
+        conn, self._conn = self._conn, None
         if conn is not None:
             if self._born == forks.generation:
                 conn.close()
@@ -180,17 +185,28 @@ class Client(ServiceMethods):
                 self._state(ConnectionState.DISCONNECTED, conn.failure)
                 self._conn = None
                 conn.close()
+            connecting = self._connecting = Connecting()
             try:
-                self._conn = self._connect(until)
+                if self._closed:  # after publishing the attempt: close() stops it, or this sees it
+                    raise ClosedError("the client is closed")
+                conn = self._connect(until, connecting)
             except ConnectError as exc:
                 if not exc.retryable:
                     self._refused = exc
                 raise
-            return self._conn
+            finally:
+                self._connecting = None
+            self._conn = conn
+            if self._closed:  # closed as the connect completed: nothing may stay open
+                self._conn = None
+                conn.close()
+                raise ClosedError("the client was closed while it connected")
+            self._state(ConnectionState.CONNECTED)
+            return conn
         finally:
             lock.release()
 
-    def _connect(self, until: float) -> BlockingConnection:
+    def _connect(self, until: float, connecting: Connecting | None = None) -> BlockingConnection:
         """One attempt, within ``connect_timeout`` and the caller's deadline."""
         options = self._options
         left = calls.timeout_left(until)
@@ -198,7 +214,6 @@ class Client(ServiceMethods):
             options = dataclasses.replace(options, connect_timeout=left)
         reconnect = self._state.state is not None
         self._state(ConnectionState.RECONNECTING if reconnect else ConnectionState.CONNECTING)
-        conn = BlockingConnection.connect(options)
+        conn = BlockingConnection.connect(options, connecting)
         self._born = forks.generation
-        self._state(ConnectionState.CONNECTED)
         return conn

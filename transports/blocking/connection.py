@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable, deadline, remaining
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
+from transports.wire.errors import CallCancelled, ClosedError, DualioError, DualioTimeout
 
 T = TypeVar("T")
 Callback = Callable[..., None]
@@ -98,6 +98,92 @@ class CallHandle:
             conn.cancel(call)
 
 
+class Connecting:
+    """A connect in progress that another thread may stop (``Client.close()``).
+
+    Stopping shuts the attempt's socket down, which wakes the connecting thread at
+    once in every phase (TCP connect, TLS handshake, HELLO/WELCOME); the attempt then
+    fails with ClosedError. A blocking call cannot be interrupted otherwise.
+    """
+
+    __slots__ = ("_lock", "_sock", "stopped")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sock: socket.socket | None = None
+        self.stopped = False
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sock = sock
+            stopped = self.stopped
+        if stopped:
+            _shutdown(sock)
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            sock = self._sock
+        if sock is not None:
+            _shutdown(sock)
+
+    def check(self) -> None:
+        if self.stopped:
+            raise ClosedError("the client was closed while it connected")
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the descriptor's, past any TLS layer
+    except OSError:
+        pass
+
+
+def _open_socket(options: ConnectOptions, until: float, attempt: Connecting) -> socket.socket:
+    """A connected TCP (and TLS) socket, like ``socket.create_connection`` but stoppable
+    through ``attempt``."""
+    errors: list[OSError] = []
+    for family, kind, proto, _, address in socket.getaddrinfo(
+        options.host, options.port, 0, socket.SOCK_STREAM
+    ):
+        left = remaining(until)
+        if left is not None and left <= 0:
+            raise TimeoutError
+        sock = socket.socket(family, kind, proto)
+        try:
+            attempt.watch(sock)
+            sock.settimeout(left)
+            sock.connect(address)
+            attempt.check()
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            if options.tls is None:
+                return sock
+            left = remaining(until)
+            if left is not None and left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
+            tls = options.tls.wrap_socket(
+                sock, server_hostname=options.tls_hostname, do_handshake_on_connect=False
+            )
+        except BaseException as exc:
+            sock.close()
+            attempt.check()
+            if not isinstance(exc, OSError) or isinstance(exc, TimeoutError):
+                raise
+            errors.append(exc)
+            continue
+        try:
+            attempt.watch(tls)
+            tls.do_handshake()
+            attempt.check()
+        except BaseException:
+            tls.close()
+            raise
+        return tls
+    raise errors[0] if errors else OSError(f"no address found for {options.host}")
+
+
 class BlockingConnection(OnCallTable[_Completion]):
     """A connected, handshaken client connection. Thread-safe."""
 
@@ -126,28 +212,24 @@ class BlockingConnection(OnCallTable[_Completion]):
     # -- opening ------------------------------------------------------------
 
     @classmethod
-    def connect(cls, options: ConnectOptions) -> BlockingConnection:
+    def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> BlockingConnection:
+        """Connect and handshake within ``options.connect_timeout``; ``attempt`` lets
+        another thread stop it."""
         until = deadline(options.connect_timeout)
-        sock: socket.socket | None = None
+        attempt = attempt or Connecting()
         try:
-            sock = socket.create_connection((options.host, options.port), timeout=options.connect_timeout)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-            if options.tls is not None:
-                left = remaining(until)
-                if left is not None and left <= 0:
-                    raise TimeoutError
-                sock.settimeout(left)
-                sock = options.tls.wrap_socket(sock, server_hostname=options.tls_hostname)
+            sock = _open_socket(options, until, attempt)
+        except ClosedError:
+            raise
         except OSError as exc:
-            if sock is not None:
-                sock.close()
             raise calls.connect_failed(options.host, options.port, exc) from exc
         conn = cls(sock, options)
         try:
             conn._handshake(until)
+            attempt.check()
         except BaseException:
             conn._shutdown()
+            attempt.check()
             raise
         return conn
 
@@ -277,7 +359,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         written, so a CANCEL can never overtake it."""
         if handle is not None and handle.cancelled:
             raise CallCancelled("the call was cancelled before it was sent")
-        if not self._reading and self._table.idle and self._readable_now():
+        if not self._reading and self._table.idle:
             self._read_idle()
         with self._cond:
             call, data = self._table.start(kind, method, args)
@@ -366,7 +448,12 @@ class BlockingConnection(OnCallTable[_Completion]):
             if self._reading:
                 return
             self._reading = True
-        self._read_once(0)
+        if self._readable_now():  # the reader role's poll object: nobody else polls it now
+            self._read_once(0)
+            return
+        with self._cond:
+            self._reading = False
+            self._wake_waiters()
 
     def _keepalive(self) -> None:
         """Send a keepalive PING if one is due; fail the connection if one went unanswered."""

@@ -63,8 +63,8 @@ class StateReporter:
         self.state: ConnectionState | None = None
 
     def __call__(self, state: ConnectionState, cause: DualioError | None = None) -> None:
-        if state is self.state:
-            return
+        if state is self.state or self.state is ConnectionState.CLOSED:
+            return  # CLOSED is final: a connect that completes after close() is not news
         self.state = state
         if cause is None:
             log.debug("%s: %s", self._where, state.value)
