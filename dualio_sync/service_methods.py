@@ -41,6 +41,11 @@ class _Ping:
 _PING = _Ping()
 
 
+def _named(error: DualioError, method: str, sent: list[int]) -> DualioError:
+    """``error`` as this call raises it: naming its method and its request's id."""
+    return error.for_call(method, sent[-1] if sent else None)
+
+
 class ServiceMethods:
     """Every service method; the face supplies the live transport, the pause between
     tries, and its settings."""
@@ -109,15 +114,16 @@ class ServiceMethods:
         if self.on_request is not None or self.on_response is not None:
             return self._attempts(op, timeout, deadline(timeout))
         until = deadline(timeout)
+        sent: list[int] = []
         try:
             transport = self._ready_transport()
             if transport is None:
                 transport = self._reconnect(until)
                 timeout = timeout_left(until)  # connecting took part of it
-            return transport.call(op, timeout)
+            return transport.call(op, timeout, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
-                raise
+                raise _named(exc, op.method, sent) from exc.__cause__
             return self._attempts(op, timeout, until, exc)
 
     def _attempts(
@@ -130,6 +136,7 @@ class ServiceMethods:
         started = time.perf_counter()
         series = None
         tries = 0 if error is None else 1
+        sent: list[int] = []  # the id of the current try's request, once it is written
         while True:
             if error is not None:
                 try:
@@ -137,44 +144,56 @@ class ServiceMethods:
                         raise error
                     series = series or self.retry.series(until)
                     wait = series.next_delay(error)
-                except DualioError as final:
+                except DualioError as exc:
+                    final = _named(exc, op.method, sent)
                     if self.on_response is not None:
                         elapsed = time.perf_counter() - started
-                        failed = CallFinished(op.method, len(op.args), 0, elapsed, tries, final)
+                        failed = CallFinished(
+                            op.method, len(op.args), 0, elapsed, tries, final, final.request_id
+                        )
                         notify(self.on_response, failed)
-                    raise
+                    raise final from exc.__cause__
                 log.debug("retrying %s in %.3fs after %s: %s", op.method, wait, type(error).__name__, error)
                 self._pause(wait)
             tries += 1
+            sent.clear()
             if self.on_request is not None:
                 notify(self.on_request, CallStarted(op.method, len(op.args), tries))
             try:
                 transport = self._ready_transport() or self._reconnect(until)
                 left = timeout_left(until)
                 if isinstance(op, _Ping):
-                    result: T = transport.ping(left)  # type: ignore[assignment]
+                    result: T = transport.ping(left, sent=sent)  # type: ignore[assignment]
                 else:
-                    result = transport.call(op, left)
+                    result = transport.call(op, left, sent=sent)
                 break
             except DualioError as exc:
                 error = exc
         if self.on_response is not None:
             elapsed = time.perf_counter() - started
             size = answer_size(result)
-            notify(self.on_response, CallFinished(op.method, len(op.args), size, elapsed, tries, None))
+            rid = sent[-1] if sent else None
+            notify(self.on_response, CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid))
         return result
 
     def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]:
-        transport = self._ready_transport() or self._reconnect(deadline(timeout))
-        items = transport.stream(op, timeout)
+        sent: list[int] = []
+        try:
+            transport = self._ready_transport() or self._reconnect(deadline(timeout))
+        except DualioError as exc:
+            raise _named(exc, op.method, sent) from exc.__cause__
+        items = transport.stream(op, timeout, sent=sent)
         delivered = 0
         try:
             for item in items:
                 delivered += 1
                 yield item
         except ConnectionLost as exc:
-            raise StreamInterrupted(
+            interrupted = StreamInterrupted(
                 f"the {op.method} stream broke after {delivered} items: {exc}", delivered
-            ) from exc
+            )
+            raise _named(interrupted, op.method, sent) from exc
+        except DualioError as exc:
+            raise _named(exc, op.method, sent) from exc.__cause__
         finally:
             items.close()

@@ -244,11 +244,13 @@ class BlockingConnection(OnCallTable[_Completion]):
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, op: methods.Call[T], timeout: float | None, handle: CallHandle | None = None
+        self, op: methods.Call[T], timeout: float | None, handle: CallHandle | None = None,
+        sent: list[int] | None = None,
     ) -> T:
-        """Send one request and wait for its answer."""
+        """Send one request and wait for its answer. ``sent`` is told the request's id
+        (see transports/interface.py)."""
         until = deadline(timeout)
-        call = self._start(CallKind.UNARY, op.method, op.args, until, handle)
+        call = self._start(CallKind.UNARY, op.method, op.args, until, handle, sent=sent)
         try:
             self._await(call, until)
         finally:
@@ -256,11 +258,13 @@ class BlockingConnection(OnCallTable[_Completion]):
                 handle.release()
         return op.decode(call.outcome())
 
-    def ping(self, timeout: float | None, handle: CallHandle | None = None) -> float:
+    def ping(
+        self, timeout: float | None, handle: CallHandle | None = None, sent: list[int] | None = None
+    ) -> float:
         """Round-trip time of a PING, in seconds."""
         until = deadline(timeout)
         started = time.perf_counter()
-        call = self._start(CallKind.PING, "ping", b"", until, handle)
+        call = self._start(CallKind.PING, "ping", b"", until, handle, sent=sent)
         try:
             self._await(call, until)
         finally:
@@ -270,13 +274,14 @@ class BlockingConnection(OnCallTable[_Completion]):
         return time.perf_counter() - started
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, handle: CallHandle | None = None
+        self, op: methods.StreamCall[T], timeout: float | None, handle: CallHandle | None = None,
+        sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items of a stream as they arrive; ``timeout`` bounds the wait for each item.
 
         Leaving the loop early cancels the stream on the server.
         """
-        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle)
+        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, sent=sent)
         try:
             while True:
                 with self._cond:
@@ -300,7 +305,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def submit(
         self, op: methods.Call[Any], callback: Callback, handle: CallHandle | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None, sent: list[int] | None = None,
     ) -> Call:
         """Send a request (within ``timeout``); ``callback`` is called from the reader
         thread when it completes.
@@ -321,13 +326,13 @@ class BlockingConnection(OnCallTable[_Completion]):
                 callback(result=value)
 
         completion = _Completion(complete)
-        call = self._start(CallKind.UNARY, op.method, op.args, deadline(timeout), handle, completion)
+        call = self._start(CallKind.UNARY, op.method, op.args, deadline(timeout), handle, completion, sent)
         self._ensure_reader()
         return call
 
     def submit_stream(
         self, op: methods.StreamCall[Any], on_item: Callable[[Any], None], callback: Callback,
-        handle: CallHandle | None = None, timeout: float | None = None,
+        handle: CallHandle | None = None, timeout: float | None = None, sent: list[int] | None = None,
     ) -> Call:
         """Like ``submit``; each stream item is pushed to ``on_item`` first."""
 
@@ -335,7 +340,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             on_item(op.decode_item(payload))
 
         completion = _Completion(callback, item)
-        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, completion)
+        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, completion, sent)
         self._ensure_reader()
         return call
 
@@ -354,6 +359,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     def _start(
         self, kind: CallKind, method: str, args: bytes, until: float,
         handle: CallHandle | None = None, completion: _Completion | None = None,
+        sent: list[int] | None = None,
     ) -> Call:
         """Register a call and send its request. A handle is bound once the request is
         written, so a CANCEL can never overtake it."""
@@ -373,6 +379,8 @@ class BlockingConnection(OnCallTable[_Completion]):
             with self._cond:
                 self._table.release(call)  # never sent (or the connection failed mid-frame)
             raise
+        if sent is not None:
+            sent.append(call.id)
         if handle is not None and not handle.bind(self, call):
             self.cancel(call)
             raise CallCancelled("the call was cancelled while its request was written")

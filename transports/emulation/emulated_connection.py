@@ -220,22 +220,22 @@ class EmulatedConnection:
 
     # -- calls ----------------------------------------------------------------------
 
-    async def call(self, op: methods.Call[T], timeout: float | None) -> T:
+    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
         handle = CallHandle()
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
-            submit = functools.partial(self._conn.submit, op, done.callback, handle, timeout)
+            submit = functools.partial(self._conn.submit, op, done.callback, handle, timeout, sent)
             return await self._await(self._write_then_wait(submit, done), timeout, handle.cancel)
-        work = functools.partial(self._conn.call, op, timeout, handle)
+        work = functools.partial(self._conn.call, op, timeout, handle, sent)
         return await self._await(self._run(work), timeout, handle.cancel)
 
     async def _write_then_wait(self, submit: Callable[[], object], done: AwaitableCallback[T]) -> T:
         await self._worker(submit)
         return await done.wait()
 
-    async def ping(self, timeout: float | None) -> float:
+    async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
         handle = CallHandle()
-        work = functools.partial(self._conn.ping, timeout, handle)
+        work = functools.partial(self._conn.ping, timeout, handle, sent)
         return await self._await(self._run(work), timeout, handle.cancel)
 
     async def _await(
@@ -257,14 +257,16 @@ class EmulatedConnection:
             abandon()
             raise
 
-    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]:
+    async def stream(
+        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
+    ) -> AsyncGenerator[T, None]:
         bridge = _StreamBridge(self.loop)
         abandon: Callable[[], None]
         handle = CallHandle()
         abandon = handle.cancel
         if self.strategy == "callback":
             submit = functools.partial(
-                self._conn.submit_stream, op, bridge.item, bridge.callback, handle, timeout
+                self._conn.submit_stream, op, bridge.item, bridge.callback, handle, timeout, sent
             )
             try:
                 with anyio.fail_after(timeout):  # the time queued for a worker counts
@@ -279,7 +281,7 @@ class EmulatedConnection:
 
             def pump() -> None:
                 try:
-                    for value in self._conn.stream(op, timeout, handle):
+                    for value in self._conn.stream(op, timeout, handle, sent):
                         bridge.item(value)
                 except BaseException as exc:
                     bridge.callback(error=exc)

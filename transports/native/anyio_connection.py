@@ -107,8 +107,10 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     # -- calls --------------------------------------------------------------------
 
-    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]:
-        call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout))
+    async def stream(
+        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
+    ) -> AsyncGenerator[T, None]:
+        call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout), sent)
         try:
             while True:
                 held = bool(self._table.backlogged)
@@ -129,10 +131,10 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             self._pass_reader_role()  # its backlog no longer holds anyone
 
     async def _roundtrip(
-        self, kind: CallKind, method: str, args: bytes, timeout: float | None
+        self, kind: CallKind, method: str, args: bytes, timeout: float | None, sent: list[int] | None
     ) -> Call:
         until = deadline(timeout)
-        call = await self._send_request(kind, method, args, until)
+        call = await self._send_request(kind, method, args, until, sent)
         try:
             await self._wait(call, until, want_item=False)
         except BaseException:
@@ -140,7 +142,9 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             raise
         return call
 
-    async def _send_request(self, kind: CallKind, method: str, args: bytes, until: float) -> Call:
+    async def _send_request(
+        self, kind: CallKind, method: str, args: bytes, until: float, sent: list[int] | None
+    ) -> Call:
         if not self._reading and self._table.idle and self._readable_now():
             await self._read_idle(until)
         call, data = self._table.start(kind, method, args)
@@ -157,6 +161,8 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             else:  # it may be on the wire: abandon the id, never reuse it before its answer
                 self._queue(self._table.give_up(call))
             raise
+        if sent is not None:
+            sent.append(call.id)
         return call
 
     async def _give_up(self, call: Call) -> None:

@@ -160,7 +160,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         self._outbox.clear()
 
     async def _roundtrip(
-        self, kind: CallKind, method: str, args: bytes, timeout: float | None
+        self, kind: CallKind, method: str, args: bytes, timeout: float | None, sent: list[int] | None
     ) -> Call:
         loop = self._loop
         future: asyncio.Future[None] = loop.create_future()
@@ -174,6 +174,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
             call, data = self._table.start(kind, method, args)
             call.waiter = future
             self._write(data)
+            if sent is not None:
+                sent.append(call.id)
             await future
             return call
         except BaseException:
@@ -198,7 +200,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         if cancel:
             self._write(cancel)
 
-    async def stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncGenerator[T, None]:
+    async def stream(
+        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
+    ) -> AsyncGenerator[T, None]:
         loop = self._loop
         if self._paused:
             ready: asyncio.Future[None] = loop.create_future()
@@ -212,6 +216,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                     timer.cancel()
         call, data = self._table.start(CallKind.STREAM, op.method, op.args)
         self._write(data)
+        if sent is not None:
+            sent.append(call.id)
         try:
             while True:
                 item = self._table.next_item(call)

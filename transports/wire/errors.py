@@ -9,6 +9,7 @@ Where a builtin exception means the same thing, the class also derives from it
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Self
 
 
 class ErrorCode(IntEnum):
@@ -39,6 +40,27 @@ class DualioError(Exception):
     """
 
     retryable: bool = False
+    method: str | None = None
+    """The service method of the call that raised it (None: not raised by a call)."""
+    request_id: int | None = None
+    """The wire id of that call's last request; None when it was never sent."""
+
+    def for_call(self, method: str, request_id: int | None) -> Self:
+        """This error as one call raises it: a copy that names the call (one error may
+        end many calls, so it is never changed itself). The traceback notes it too."""
+        cls = type(self)
+        error = cls.__new__(cls)
+        error.args = self.args
+        error.__dict__.update(self.__dict__)
+        error.__cause__ = self.__cause__
+        error.__context__ = self.__context__
+        error.__suppress_context__ = self.__suppress_context__
+        error.__traceback__ = self.__traceback__
+        error.method, error.request_id = method, request_id
+        sent = "never sent" if request_id is None else f"request id {request_id}"
+        error.__notes__ = [n for n in getattr(self, "__notes__", ()) if not n.startswith("call: ")]
+        error.add_note(f"call: {method}, {sent}")
+        return error
 
 
 class ConnectError(DualioError, ConnectionError):

@@ -3,7 +3,7 @@
 - ``on_state(state, cause)``: the connection's state changed (:class:`ConnectionState`);
   ``cause`` is the error that ended the previous connection, if any.
 - ``on_request(CallStarted)`` before each call is sent, ``on_response(CallFinished)``
-  after its answer or its error: method, bytes each way, duration, attempts.
+  after its answer or its error: method, bytes each way, duration, attempts, request id.
 
 A callback that raises is logged (``dualio.client``) and never breaks the call.
 The logger ``dualio.client`` also says, at DEBUG, one line for each connect,
@@ -45,6 +45,7 @@ class CallFinished:
     duration: float  # seconds, from the first try to the answer or the final error
     attempts: int
     error: DualioError | None
+    request_id: int | None = None  # the wire id of the last try; None when it was never sent
 
 
 StateCallback = Callable[[ConnectionState, DualioError | None], object]
