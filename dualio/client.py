@@ -18,16 +18,15 @@ from transports.native.asyncio_connection import AsyncioConnection
 from transports.running_loop import LoopHandle
 from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ClosedError, ConnectError, UsageError
+from transports.wire.errors import ConnectError, UsageError
 from transports.wire.events import (
-    ConnectionState,
     RequestCallback,
     ResponseCallback,
     StateCallback,
-    StateReporter,
 )
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy, may_reconnect
+from transports.wire.lifecycle import Lifecycle
+from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from transports.wire.timeouts import check_timeout
 from transports.wire.url import parse_url
 
@@ -93,12 +92,10 @@ class AsyncClient(AsyncServiceMethods):
         self.on_request = on_request
         self.on_response = on_response
         self._lazy = lazy
-        self._state = StateReporter(f"{host}:{port}", on_state)
+        self._life = Lifecycle(f"{host}:{port}", on_state)
         self._lock: anyio.Lock | None = None  # made on the loop: one task (re)connects at a time
         self._loop: LoopHandle | None = None
         self._connecting: anyio.CancelScope | None = None
-        self._closed = False
-        self._refused: ConnectError | None = None  # a refusal that retrying cannot mend
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
@@ -129,7 +126,7 @@ class AsyncClient(AsyncServiceMethods):
         self._lock = anyio.Lock()
         if not self._lazy:
             self._conn = await self._connect(calls.deadline(self._options.connect_timeout))
-            self._state(ConnectionState.CONNECTED)
+            self._life.connected()
         return self
 
     async def _connect(self, until: float) -> AsyncTransport:
@@ -138,8 +135,7 @@ class AsyncClient(AsyncServiceMethods):
         left = calls.timeout_left(until)
         if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
             options = dataclasses.replace(options, connect_timeout=left)
-        reconnect = self._state.state is not None
-        self._state(ConnectionState.RECONNECTING if reconnect else ConnectionState.CONNECTING)
+        self._life.connecting()
         conn: AsyncTransport
         if self.transport == "emulated":
             conn = await EmulatedConnection.connect(
@@ -157,24 +153,19 @@ class AsyncClient(AsyncServiceMethods):
         """True once closed (or never opened), or when the connection has failed for
         good (it would not be opened again: ``retry=None``, or a failure that retrying
         cannot mend)."""
-        if self._closed or not self._opened or self._refused is not None:
-            return True
-        conn = self._conn
-        if conn is None:
-            return False
-        return conn.closed and not may_reconnect(conn.failure, self.retry)
+        return not self._opened or self._life.is_closed(self._conn, self.retry)
 
     async def aclose(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
-        if self._closed:
+        if self._life.closed_by_user:
             return
-        self._closed = True
+        self._life.closing()
         if self._connecting is not None:
             self._connecting.cancel()
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.aclose()
-        self._state(ConnectionState.CLOSED)
+        self._life.closed()
 
     async def __aenter__(self) -> AsyncClient:
         if self._conn is not None:  # opened with ``await client.open()`` already
@@ -204,8 +195,7 @@ class AsyncClient(AsyncServiceMethods):
     async def _reconnect(self, until: float) -> AsyncTransport:
         if not self._opened:
             raise UsageError("the client is not open: use 'async with AsyncClient(...)'")
-        if self._closed:
-            raise ClosedError("the client is closed")
+        self._life.check_open()
         assert self._loop is not None and self._lock is not None
         if not self._loop.is_current():
             raise UsageError("this AsyncClient belongs to another event loop (or none is running)")
@@ -215,15 +205,11 @@ class AsyncClient(AsyncServiceMethods):
         except TimeoutError:
             raise calls.call_timeout() from None
         try:
-            if self._closed:
-                raise ClosedError("the client is closed")
-            if self._refused is not None:
-                raise ClosedError(f"the client is closed: {self._refused}") from self._refused
+            self._life.check_open()
             conn = self._conn
             if conn is not None:
-                if not conn.closed or not may_reconnect(conn.failure, self.retry):
-                    return conn  # healthy again (another task reconnected), or failed for good
-                self._state(ConnectionState.DISCONNECTED, conn.failure)
+                if self._life.keeps(conn, self.retry):
+                    return conn
                 self._conn = None
                 with anyio.CancelScope(shield=True):
                     await conn.aclose()
@@ -233,20 +219,17 @@ class AsyncClient(AsyncServiceMethods):
                 try:
                     fresh = await self._connect(until)
                 except ConnectError as exc:
-                    if not exc.retryable:
-                        self._refused = exc
+                    self._life.connect_failed(exc)
                     raise
                 finally:
                     self._connecting = None
-            if fresh is None:
-                raise ClosedError("the client was closed while it connected")
-            conn = fresh
-            if self._closed:  # closed while connecting: nothing may stay open
+            if fresh is None:  # cancelled by aclose()
+                raise self._life.closed_meanwhile()
+            if not self._life.connected():
                 with anyio.CancelScope(shield=True):
-                    await conn.aclose()
-                raise ClosedError("the client was closed while it connected")
-            self._conn = conn
-            self._state(ConnectionState.CONNECTED)
-            return conn
+                    await fresh.aclose()
+                raise self._life.closed_meanwhile()
+            self._conn = fresh
+            return fresh
         finally:
             self._lock.release()

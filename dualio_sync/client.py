@@ -15,16 +15,15 @@ from transports.blocking.connection import BlockingConnection, Connecting
 from transports.interface import BlockingTransport
 from transports.wire import calls
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ClosedError, ConnectError, UsageError
+from transports.wire.errors import ConnectError, UsageError
 from transports.wire.events import (
-    ConnectionState,
     RequestCallback,
     ResponseCallback,
     StateCallback,
-    StateReporter,
 )
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy, may_reconnect
+from transports.wire.lifecycle import Lifecycle
+from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from transports.wire.timeouts import check_timeout
 from transports.wire.url import parse_url
 
@@ -78,18 +77,16 @@ class Client(ServiceMethods):
         self.retry = check_policy(retry)
         self.on_request = on_request
         self.on_response = on_response
-        self._state = StateReporter(f"{host}:{port}", on_state)
+        self._life = Lifecycle(f"{host}:{port}", on_state)
         self._lock = threading.Lock()  # one thread (re)connects at a time
         self._lock_born = forks.generation
         self._conn: BlockingConnection | None = None
         self._born = forks.generation
-        self._closed = False
         self._closing = threading.Lock()  # taken once, by the first close(), never released
         self._connecting: Connecting | None = None  # close() stops it
-        self._refused: ConnectError | None = None  # a refusal that retrying cannot mend
         if not lazy:
             self._conn = self._connect(calls.deadline(self._options.connect_timeout))
-            self._state(ConnectionState.CONNECTED)
+            self._life.connected()
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> Client:
@@ -103,18 +100,13 @@ class Client(ServiceMethods):
     def closed(self) -> bool:
         """True once closed, or when the connection has failed for good (it would not
         be opened again: ``retry=None``, or a failure that retrying cannot mend)."""
-        conn = self._conn
-        if self._closed or self._refused is not None:
-            return True
-        if conn is None:
-            return False
-        return conn.closed and not may_reconnect(conn.failure, self.retry)
+        return self._life.is_closed(self._conn, self.retry)
 
     def close(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
         if not self._closing.acquire(blocking=False):
             return
-        self._closed = True  # before looking at what a connecting thread published
+        self._life.closing()  # before looking at what a connecting thread published
         connecting = self._connecting
         if connecting is not None:
             connecting.stop()
@@ -124,7 +116,7 @@ class Client(ServiceMethods):
                 conn.close()
             else:
                 conn.forget()
-        self._state(ConnectionState.CLOSED)
+        self._life.closed()
 
     def __enter__(self) -> Client:
         return self
@@ -165,43 +157,36 @@ class Client(ServiceMethods):
         if not lock.acquire(timeout=-1 if left is None else max(left, 0)):
             raise calls.call_timeout()
         try:
-            if self._closed:
-                raise ClosedError("the client is closed")
-            if self._refused is not None:
-                raise ClosedError(f"the client is closed: {self._refused}") from self._refused
+            self._life.check_open()
             conn = self._conn
             if conn is not None and self._born != forks.generation:
                 conn.forget()  # the parent's socket: never read, written or shut down here
                 self._conn = conn = None
-                self._state(ConnectionState.DISCONNECTED)
+                self._life.dropped()
             if self._born != forks.generation and self.retry is None:
                 raise UsageError(
                     "this Client was made before os.fork() and retry=None forbids a new "
                     "connection: make a new Client in the child"
                 )
             if conn is not None:
-                if not conn.closed or not may_reconnect(conn.failure, self.retry):
-                    return conn  # healthy again (another thread reconnected), or failed for good
-                self._state(ConnectionState.DISCONNECTED, conn.failure)
+                if self._life.keeps(conn, self.retry):
+                    return conn
                 self._conn = None
                 conn.close()
             connecting = self._connecting = Connecting()
             try:
-                if self._closed:  # after publishing the attempt: close() stops it, or this sees it
-                    raise ClosedError("the client is closed")
+                self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
                 conn = self._connect(until, connecting)
             except ConnectError as exc:
-                if not exc.retryable:
-                    self._refused = exc
+                self._life.connect_failed(exc)
                 raise
             finally:
                 self._connecting = None
-            self._conn = conn
-            if self._closed:  # closed as the connect completed: nothing may stay open
+            self._conn = conn  # before asking: close() closes it, or connected() sees the close
+            if not self._life.connected():
                 self._conn = None
                 conn.close()
-                raise ClosedError("the client was closed while it connected")
-            self._state(ConnectionState.CONNECTED)
+                raise self._life.closed_meanwhile()
             return conn
         finally:
             lock.release()
@@ -212,8 +197,7 @@ class Client(ServiceMethods):
         left = calls.timeout_left(until)
         if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
             options = dataclasses.replace(options, connect_timeout=left)
-        reconnect = self._state.state is not None
-        self._state(ConnectionState.RECONNECTING if reconnect else ConnectionState.CONNECTING)
+        self._life.connecting()
         conn = BlockingConnection.connect(options, connecting)
         self._born = forks.generation
         return conn

@@ -209,6 +209,31 @@ def test_release_frees_an_unsent_id_at_once() -> None:
     assert table.start(CallKind.UNARY, "echo", b"")[0].id == call.id
 
 
+def test_an_unsent_request_is_released_or_given_up() -> None:
+    """Whether its request may be on the wire decides: released (its id free at once, no
+    CANCEL) when it certainly never left or the connection failed; else given up."""
+    table, _ = open_table()
+    never, _ = table.start(CallKind.UNARY, "echo", b"")
+    assert table.unsent(never, maybe_on_wire=False) == b"" and table.in_flight == 0
+    maybe, _ = table.start(CallKind.UNARY, "echo", b"")
+    assert decoded(table.unsent(maybe, maybe_on_wire=True)) == [Frame(FrameKind.CANCEL, maybe.id)]
+    assert table.in_flight == 1 and maybe.abandoned
+    broken, _ = table.start(CallKind.UNARY, "echo", b"")
+    table.fail(calls.peer_closed())
+    assert table.unsent(broken, maybe_on_wire=True) == b"" and table.in_flight == 0
+
+
+def test_idle_is_no_call_in_flight_after_the_handshake() -> None:
+    table: Table = CallTable()
+    assert not table.idle  # the handshake is under way: its answer is not read yet
+    table.receive(WELCOME_FRAME)
+    assert table.idle
+    call, _ = table.start(CallKind.PING, "ping", b"")
+    assert not table.idle
+    table.receive(frame(FrameKind.PONG, call))
+    assert table.idle
+
+
 def test_ids_wrap_around_and_skip_zero() -> None:
     table, _ = open_table()
     table._next_id = MAX_REQUEST_ID

@@ -376,8 +376,8 @@ class BlockingConnection(OnCallTable[_Completion]):
         try:
             self._send(data, until)
         except BaseException:
-            with self._cond:
-                self._table.release(call)  # never sent (or the connection failed mid-frame)
+            with self._cond:  # _send writes a frame whole or fails the connection
+                self._table.unsent(call, maybe_on_wire=False)
             raise
         if sent is not None:
             sent.append(call.id)

@@ -153,13 +153,9 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             await self._write(data, until)
         except BaseException:
             waiting = next((i for i, frame in enumerate(self._outbox) if frame is data), None)
-            if waiting is not None:  # never sent: take it back, the id is free again
+            if waiting is not None:  # still queued: take it back, it never left
                 del self._outbox[waiting]
-                self._table.release(call)
-            elif self._table.failure is not None:
-                self._table.release(call)
-            else:  # it may be on the wire: abandon the id, never reuse it before its answer
-                self._queue(self._table.give_up(call))
+            self._queue(self._table.unsent(call, maybe_on_wire=waiting is None))
             raise
         if sent is not None:
             sent.append(call.id)

@@ -346,6 +346,16 @@ class CallTable(Generic[W]):
             del self._calls[state.id]
         state.done = True
 
+    def unsent(self, state: CallState[W], maybe_on_wire: bool) -> bytes:
+        """The write of ``state``'s request failed, timed out or was cancelled. If the
+        request certainly never left whole, or the connection has failed (no answer can
+        come), the call is released; if it may be on the wire, it is given up: the
+        CANCEL bytes to send are returned, and its id stays taken until its answer."""
+        if not maybe_on_wire or self.failure is not None:
+            self.release(state)
+            return b""
+        return self.give_up(state)
+
     def give_up(self, state: CallState[W], error: DualioError | None = None) -> bytes:
         """The caller no longer waits for ``state`` (cancelled, timed out, left a stream).
 
