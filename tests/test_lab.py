@@ -87,3 +87,25 @@ def test_serve_rejects_a_bad_port() -> None:
                          capture_output=True, text=True, timeout=30)
     assert run.returncode == 2
     assert "--port must be in 0..65535" in run.stderr
+
+
+def test_client_cost_measures_both_faces_against_the_fake_peer(capsys: pytest.CaptureFixture[str]) -> None:
+    from dualio.lab import client_cost
+
+    assert client_cost.main(["--calls", "300", "--rounds", "2", "--in-flight", "10"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("  ")[0].strip() for line in lines[2:]] == [
+        "sync", "native, sequential", "native, 10 in flight"
+    ]
+    for line in lines[2:]:
+        medians = [float(part.split("(")[0]) for part in line[28:].split(")")[:3]]
+        assert medians[0] > 0 and medians[1] > 0, line  # raw, dualio
+
+
+@pytest.mark.parametrize("args", [["--calls", "5", "--in-flight", "10"], ["--rounds", "0"]])
+def test_client_cost_refuses_bad_sizes(args: list[str]) -> None:
+    from dualio.lab import client_cost
+
+    with pytest.raises(SystemExit) as info:
+        client_cost.main(args)
+    assert info.value.code == 2
