@@ -25,7 +25,6 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Generator
-from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from transports.wire import calls, methods
@@ -194,17 +193,17 @@ class BlockingConnection(OnCallTable[_Completion]):
             token=options.token, max_frame_size=options.max_frame_size, wake=self._wake,
             keepalive=options.keepalive,
         )
-        self._cond = threading.Condition()
+        self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
+        self._cond = threading.Condition(self._mutex)
         self._write_lock = threading.Lock()
-        # OpenSSL objects must not read and write at once; plain sockets may.
-        self._io_lock: threading.Lock | nullcontext[None] = (
-            threading.Lock() if isinstance(sock, ssl.SSLSocket) else nullcontext()
-        )
+        self._tls = isinstance(sock, ssl.SSLSocket)
+        self._io_lock = threading.Lock()  # OpenSSL objects must not read and write at once
         self._ready: list[Callable[[], None]] = []  # completion callbacks to run, in order
         self._reading = False
         self._sleepers = 0  # threads in self._cond.wait()
         self._reader: threading.Thread | None = None
-        self._read_poll = _poller(sock, "POLLIN")
+        self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
+        self._idle_poll = _poller(sock, "POLLIN")
         self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
         self._poll_slice: float | None = None  # see enable_prompt_cancel
         self._write_poll = _poller(sock, "POLLOUT")
@@ -284,7 +283,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, sent=sent)
         try:
             while True:
-                with self._cond:
+                with self._mutex:
                     held = bool(self._table.backlogged)
                     item = self._table.next_item(call)
                     if held and not self._table.backlogged:
@@ -347,7 +346,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     def cancel(self, call: Call) -> None:
         """Stop waiting for ``call``: whoever waits gets CallCancelled, its late answer
         is dropped, and the server is told."""
-        with self._cond:
+        with self._mutex:
             data = self._table.give_up(call)
             if data:
                 self._control.append(data)
@@ -365,9 +364,9 @@ class BlockingConnection(OnCallTable[_Completion]):
         written, so a CANCEL can never overtake it."""
         if handle is not None and handle.cancelled:
             raise CallCancelled("the call was cancelled before it was sent")
-        if not self._reading and self._table.idle:
+        if not self._reading and self._table.idle and self._readable_now():
             self._read_idle()
-        with self._cond:
+        with self._mutex:
             call, data = self._table.start(kind, method, args)
             call.waiter = completion
             probe = self._table.keepalive_due()  # a connection idle for long is checked too
@@ -376,7 +375,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         try:
             self._send(data, until)
         except BaseException:
-            with self._cond:  # _send writes a frame whole or fails the connection
+            with self._mutex:  # _send writes a frame whole or fails the connection
                 self._table.unsent(call, maybe_on_wire=False)
             raise
         if sent is not None:
@@ -396,7 +395,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     # -- waiting and reading -----------------------------------------------
 
     def _wake(self, call: Call) -> None:
-        """The table's wake: queue a callback-style call's callbacks. Holds _cond;
+        """The table's wake: queue a callback-style call's callbacks. Holds _mutex;
         threads waiting on the condition are notified by whoever changed the table."""
         completion = call.waiter
         if completion is None:
@@ -412,7 +411,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 self._ready.append(functools.partial(completion.callback, result=call.result))
 
     def _take_ready(self) -> list[Callable[[], None]]:
-        """Callbacks queued by the table; also wakes waiting threads. Holds _cond."""
+        """Callbacks queued by the table; also wakes waiting threads. Holds _mutex."""
         self._wake_waiters()
         if not self._ready:
             return []
@@ -422,7 +421,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     def _wait(self, call: Call, until: float, want_item: bool) -> None:
         """Return once ``call`` is done (or has an item); read while nobody else does."""
         while True:
-            with self._cond:
+            with self._mutex:
                 while True:
                     if call.done or (want_item and call.items):
                         return
@@ -439,33 +438,35 @@ class BlockingConnection(OnCallTable[_Completion]):
                         self._sleepers -= 1
             check = self._table.keepalive_wait()
             self._read_once(left if check is None or (left is not None and left < check) else check)
+            if call.done or (want_item and call.items):
+                return  # routed by this thread just now
             if check is not None and self._table.keepalive_wait() == 0:
                 self._keepalive()  # silence for a whole interval: a PING is due (or overdue)
 
     def _readable_now(self) -> bool:
-        if self._read_poll is None:
+        """Whether bytes (or the end) wait unread; False while another thread asks too
+        (it then reads them). Asked before a call on a connection nobody reads."""
+        if self._idle_poll is None:
             return bool(select.select([self._sock], [], [], 0)[0])
-        return bool(self._read_poll.poll(0))
+        try:
+            return bool(self._idle_poll.poll(0))
+        except RuntimeError:  # "concurrent poll() invocation"
+            return False
 
     def _read_idle(self) -> None:
         """Read what arrived while no call was in flight (nobody reads then): a goodbye, or
         the end of the stream from a server that went away. So a new request is never
         written to a connection that is already over; the call finds it closed, as if
         it had started a moment later, and its request provably never left."""
-        with self._cond:
+        with self._mutex:
             if self._reading:
                 return
             self._reading = True
-        if self._readable_now():  # the reader role's poll object: nobody else polls it now
-            self._read_once(0)
-            return
-        with self._cond:
-            self._reading = False
-            self._wake_waiters()
+        self._read_once(0)
 
     def _keepalive(self) -> None:
         """Send a keepalive PING if one is due; fail the connection if one went unanswered."""
-        with self._cond:
+        with self._mutex:
             probe = self._table.keepalive_due()
             if probe:
                 self._control.append(probe)
@@ -489,7 +490,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                     failure = calls.peer_closed()
             except OSError as exc:
                 failure = calls.broken(exc)
-            with self._cond:
+            with self._mutex:
                 if failure is not None:
                     self._table.fail(failure)
                 elif data:
@@ -510,7 +511,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             if not released:
                 if data and not routed:  # bytes read but never routed: the stream is lost
                     self._broken(calls.broken(RuntimeError("interrupted while reading")))
-                with self._cond:
+                with self._mutex:
                     self._reading = False
                     self._wake_waiters()
 
@@ -522,12 +523,12 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._poll_slice = _PROMPT_CANCEL_SLICE
 
     def _wake_waiters(self) -> None:
-        """notify_all, skipped when no thread waits (the single-thread hot path). Holds _cond."""
+        """notify_all, skipped when no thread waits (the single-thread hot path). Holds _mutex."""
         if self._sleepers:
             self._cond.notify_all()
 
     def _ensure_reader(self) -> None:
-        with self._cond:
+        with self._mutex:
             if self._reader is not None or self._table.failure is not None:
                 return
             self._reader = threading.Thread(
@@ -537,7 +538,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def _reader_loop(self) -> None:
         while True:
-            with self._cond:
+            with self._mutex:
                 while self._reading and self._table.failure is None:
                     self._sleepers += 1
                     try:
@@ -558,19 +559,30 @@ class BlockingConnection(OnCallTable[_Completion]):
         """Wait until the socket is ready for ``event``; False when the deadline passes."""
         left = remaining(until)
         if left is not None and left <= 0:
-            return False
+            left = 0.0  # one look, no wait
         if poller is None:  # TLS wanting the other direction (rare), or no poll() on this OS
             with selectors.DefaultSelector() as sel:
                 sel.register(self._sock, event)
                 return bool(sel.select(left))
-        return bool(poller.poll(None if left is None else max(1, int(left * 1000) + 1)))
+        if left is None:
+            return bool(poller.poll(None))
+        return bool(poller.poll(max(1, int(left * 1000) + 1) if left else 0))
 
     def _recv(self, timeout: float | None) -> bytes | None:
         """Bytes received, ``b""`` at end of stream, None if nothing came in time."""
         if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
             timeout = self._poll_slice
         until = deadline(timeout)
-        while True:
+        if not self._tls:  # wait first: an answer is rarely in already, and a failed recv costs
+            while True:
+                if not self._wait_io(selectors.EVENT_READ, until, self._read_poll):
+                    return None
+                try:
+                    return self._sock.recv(_RECV_SIZE)
+                except BlockingIOError:
+                    if time.monotonic() >= until:
+                        return None
+        while True:  # TLS: bytes may wait decrypted inside OpenSSL, where poll cannot see them
             try:
                 with self._io_lock:
                     return self._sock.recv(_RECV_SIZE)
@@ -610,7 +622,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     def _write_control_locked(self) -> None:
         if not self._control:
             return
-        with self._cond:
+        with self._mutex:
             frames, self._control = self._control, []
         try:
             self._write_locked(b"".join(frames), deadline(_CLOSE_GRACE))
@@ -623,7 +635,10 @@ class BlockingConnection(OnCallTable[_Completion]):
         try:
             while view:
                 try:
-                    with self._io_lock:
+                    if self._tls:
+                        with self._io_lock:
+                            sent = self._sock.send(view)
+                    else:
                         sent = self._sock.send(view)
                     if sent == len(view):
                         break
@@ -645,7 +660,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def _broken(self, failure: DualioError) -> DualioError:
         """Fail the connection; the failure it ended with (the first one)."""
-        with self._cond:
+        with self._mutex:
             failure = self._table.fail(failure)
             self._shutdown_socket()
             ready = self._take_ready()
@@ -662,7 +677,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def close(self) -> None:
         """Say goodbye, fail what is still waiting with ClosedError, join the reader."""
-        with self._cond:
+        with self._mutex:
             if self._table.closing:
                 return
             goodbye = self._table.close()
