@@ -11,6 +11,7 @@ timer and one ``transport.write``; frames are written whole by construction
 from __future__ import annotations
 
 import asyncio
+import math
 import socket
 from collections.abc import AsyncGenerator
 from typing import TypeVar, cast
@@ -20,6 +21,7 @@ from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next
 from transports.wire.connect_options import ConnectOptions
+from transports.wire.deadlines import Deadlines
 from transports.wire.errors import DualioError
 
 T = TypeVar("T")
@@ -33,8 +35,17 @@ def _wake(call: Call) -> None:
         waiter.set_result(None)
 
 
-def _expire(waiter: asyncio.Future[None], timeout: float | None) -> None:
-    """A call's (``timeout`` None) or a stream item's timer went off."""
+Wait = tuple["asyncio.Future[None]", "float | None"]
+"""A future that ends with a timeout error at its deadline: the call's (``None``), or a
+stream item's (the item timeout, for the error text)."""
+
+
+def _ended(wait: Wait) -> bool:
+    return wait[0].done()
+
+
+def _expire(wait: Wait) -> None:
+    waiter, timeout = wait
     if not waiter.done():
         waiter.set_exception(calls.call_timeout() if timeout is None else calls.item_timeout(timeout))
 
@@ -46,6 +57,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
             keepalive=options.keepalive,
         )
         self._keepalive_timer: asyncio.TimerHandle | None = None
+        self._deadlines: Deadlines[Wait] = Deadlines(_ended)
+        self._deadline_timer: asyncio.TimerHandle | None = None  # armed for the earliest
         self._loop = loop
         self.loop = LoopHandle.current()
         self._transport: asyncio.Transport | None = None
@@ -123,8 +136,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                 self._transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._keepalive_timer is not None:
-            self._keepalive_timer.cancel()
+        for timer in (self._keepalive_timer, self._deadline_timer):
+            if timer is not None:
+                timer.cancel()
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
         if not self._lost.done():
@@ -148,9 +162,30 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
 
     # -- calls --------------------------------------------------------------------
 
+    def _expire_at(self, when: float, waiter: asyncio.Future[None], timeout: float | None) -> None:
+        """End ``waiter`` with a timeout error at ``when`` (loop time), unless it ends first."""
+        if self._deadlines.add(when, (waiter, timeout)):
+            if self._deadline_timer is not None:
+                self._deadline_timer.cancel()
+            self._deadline_timer = self._loop.call_at(when, self._on_deadline)
+
+    def _on_deadline(self) -> None:
+        self._deadline_timer = None
+        for wait in self._deadlines.due(self._loop.time()):
+            _expire(wait)
+        when = self._deadlines.next()
+        if when != math.inf:
+            self._deadline_timer = self._loop.call_at(when, self._on_deadline)
+
     def _write(self, data: bytes) -> None:
-        """Queue a whole frame; frames queued in one loop iteration go out in one write."""
+        """Send a whole frame: at once when it is the only call in flight (a round trip
+        waits on it, and batching would cost a loop pass); else queued, and the frames
+        queued in one loop iteration go out in one write."""
+        transport = self._transport
         if not self._outbox:
+            if self._table.in_flight <= 1 and transport is not None and not transport.is_closing():
+                transport.write(data)
+                return
             self._loop.call_soon(self._flush)
         self._outbox.append(data)
 
@@ -164,9 +199,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
     ) -> Call:
         loop = self._loop
         future: asyncio.Future[None] = loop.create_future()
-        timer = None if timeout is None else loop.call_at(
-            loop.time() + timeout, _expire, future, None
-        )
+        if timeout is not None:
+            self._expire_at(loop.time() + timeout, future, None)
         call: Call | None = None
         try:
             if self._paused:  # backpressure: wait for the socket to drain, within the timeout
@@ -181,10 +215,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         except BaseException:
             if call is not None:
                 self._give_up(call)
+            if not future.done():
+                future.cancel()  # never awaited: its deadline must find it ended
             raise
-        finally:
-            if timer is not None:
-                timer.cancel()
 
     async def _drain(self, future: asyncio.Future[None]) -> None:
         """Return when writing may resume; raises what ends ``future`` first (its timeout)."""
@@ -206,14 +239,12 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         loop = self._loop
         if self._paused:
             ready: asyncio.Future[None] = loop.create_future()
-            timer = None if timeout is None else loop.call_at(
-                loop.time() + timeout, _expire, ready, timeout
-            )
+            if timeout is not None:
+                self._expire_at(loop.time() + timeout, ready, timeout)
             try:
                 await self._drain(ready)
             finally:
-                if timer is not None:
-                    timer.cancel()
+                ready.cancel()  # ended: its deadline is dropped
         call, data = self._table.start(CallKind.STREAM, op.method, op.args)
         self._write(data)
         if sent is not None:
@@ -225,14 +256,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                     self._read_on()
                 if item is Next.WAIT:
                     waiter = call.waiter = loop.create_future()
-                    timer = None if timeout is None else loop.call_at(
-                        loop.time() + timeout, _expire, waiter, timeout
-                    )
-                    try:
-                        await waiter
-                    finally:
-                        if timer is not None:
-                            timer.cancel()
+                    if timeout is not None:
+                        self._expire_at(loop.time() + timeout, waiter, timeout)
+                    await waiter
                 elif item is Next.END:
                     return
                 else:
