@@ -20,6 +20,8 @@ HEADER_SIZE = HEADER.size  # 9
 LENGTH_SIZE = 4
 MIN_FRAME_LENGTH = HEADER_SIZE - LENGTH_SIZE  # kind + id
 MAX_REQUEST_ID = 0xFFFFFFFF
+LARGE_PAYLOAD = 64 * 1024
+"""A frame with a payload this large or larger is collected in a buffer of its own."""
 
 
 class FrameKind(IntEnum):
@@ -74,26 +76,47 @@ class FrameDecoder:
 
     A length prefix over the limit is rejected as soon as its four bytes arrive,
     before any of the frame is buffered. After an error the decoder stays broken.
+    The payload of a large frame (``LARGE_PAYLOAD`` bytes or more) is kept as the
+    pieces it arrives in and joined once, at its end, instead of growing the stream
+    buffer chunk by chunk: one copy, into the ``bytes`` the caller gets.
     """
 
-    __slots__ = ("_broken", "_buffer", "max_frame_size")
+    __slots__ = (
+        "_broken", "_buffer", "_large", "_large_filled", "_large_head", "_large_size", "max_frame_size",
+    )
 
     def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
         self.max_frame_size = validate_max_frame_size(max_frame_size)
         self._buffer = bytearray()
         self._broken: ProtocolError | None = None
+        self._large: list[bytes] | None = None  # the pieces of a large frame's payload
+        self._large_size = 0
+        self._large_filled = 0
+        self._large_head: tuple[FrameKind, int] = (FrameKind.RESPONSE, 0)
 
     @property
     def buffered(self) -> int:
         """Bytes received that do not yet form a whole frame."""
+        if self._large is not None:
+            return HEADER_SIZE + self._large_filled
         return len(self._buffer)
 
     def feed(self, data: bytes) -> list[Frame]:
         if self._broken is not None:
             raise self._broken
+        frames: list[Frame] = []
+        large = self._large
+        if large is not None:
+            taken = self._fill(large, data)
+            if self._large_filled < self._large_size:
+                return frames  # still short of its end
+            frames.append(Frame(*self._large_head, b"".join(large)))
+            self._large = None
+            if taken == len(data):
+                return frames
+            data = data[taken:]
         buffer = self._buffer
         buffer += data
-        frames: list[Frame] = []
         size = len(buffer)
         pos = 0
         limit = self.max_frame_size
@@ -107,12 +130,19 @@ class FrameDecoder:
                 if length < MIN_FRAME_LENGTH:
                     raise ProtocolError(f"frame length {length} is shorter than a header")
                 end = pos + LENGTH_SIZE + length
-                if end > size:
+                if end > size and (length - MIN_FRAME_LENGTH < LARGE_PAYLOAD or size - pos < HEADER_SIZE):
                     break
                 _, kind, request_id = HEADER.unpack_from(buffer, pos)
                 frame_kind = _KINDS.get(kind)
                 if frame_kind is None:
                     raise ProtocolError(f"unknown frame kind {kind}")
+                if end > size:  # a large frame's start: its payload gets a buffer of its own
+                    self._large_head = (frame_kind, request_id)
+                    self._large = [bytes(buffer[pos + HEADER_SIZE :])]
+                    self._large_size = length - MIN_FRAME_LENGTH
+                    self._large_filled = size - pos - HEADER_SIZE
+                    buffer.clear()
+                    return frames
                 frames.append(Frame(frame_kind, request_id, bytes(buffer[pos + HEADER_SIZE : end])))
                 pos = end
         except ProtocolError as exc:
@@ -122,3 +152,10 @@ class FrameDecoder:
         if pos:
             del buffer[:pos]
         return frames
+
+    def _fill(self, large: list[bytes], data: bytes) -> int:
+        """Keep what ``data`` holds of the large payload; the bytes taken."""
+        take = min(self._large_size - self._large_filled, len(data))
+        large.append(data if take == len(data) else data[:take])
+        self._large_filled += take
+        return take
