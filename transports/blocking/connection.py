@@ -194,13 +194,15 @@ class BlockingConnection(OnCallTable[_Completion]):
             keepalive=options.keepalive,
         )
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
-        self._cond = threading.Condition(self._mutex)
+        self._cond = threading.Condition(self._mutex)  # the callback reader thread waits on it
+        self._sleeping: dict[Call, threading.Condition] = {}  # threads asleep in _wait, by call
+        self._own_cond = threading.local()  # each thread's condition (on _mutex) to sleep on
         self._write_lock = threading.Lock()
         self._tls = isinstance(sock, ssl.SSLSocket)
         self._io_lock = threading.Lock()  # OpenSSL objects must not read and write at once
         self._ready: list[Callable[[], None]] = []  # completion callbacks to run, in order
         self._reading = False
-        self._sleepers = 0  # threads in self._cond.wait()
+        self._sleepers = 0  # threads in self._cond.wait() (the callback reader)
         self._reader: threading.Thread | None = None
         self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
         self._idle_poll = _poller(sock, "POLLIN")
@@ -287,7 +289,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                     held = bool(self._table.backlogged)
                     item = self._table.next_item(call)
                     if held and not self._table.backlogged:
-                        self._wake_waiters()  # caught up: others may read again
+                        self._wake_all()  # caught up: others may read again
                 if item is Next.WAIT:
                     try:
                         self._wait(call, deadline(timeout), want_item=True)
@@ -347,9 +349,12 @@ class BlockingConnection(OnCallTable[_Completion]):
         """Stop waiting for ``call``: whoever waits gets CallCancelled, its late answer
         is dropped, and the server is told."""
         with self._mutex:
+            held = bool(self._table.backlogged)
             data = self._table.give_up(call)
             if data:
                 self._control.append(data)
+            if held and not self._table.backlogged:
+                self._wake_all()  # its backlog was what held the others: they may read again
             ready = self._take_ready()
         _run_all(ready)
         if data:
@@ -395,8 +400,11 @@ class BlockingConnection(OnCallTable[_Completion]):
     # -- waiting and reading -----------------------------------------------
 
     def _wake(self, call: Call) -> None:
-        """The table's wake: queue a callback-style call's callbacks. Holds _mutex;
-        threads waiting on the condition are notified by whoever changed the table."""
+        """The table's wake: wake the thread asleep on ``call``, or queue a callback-style
+        call's callbacks. Holds _mutex."""
+        sleeper = self._sleeping.get(call)
+        if sleeper is not None:
+            sleeper.notify()
         completion = call.waiter
         if completion is None:
             return
@@ -411,8 +419,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 self._ready.append(functools.partial(completion.callback, result=call.result))
 
     def _take_ready(self) -> list[Callable[[], None]]:
-        """Callbacks queued by the table; also wakes waiting threads. Holds _mutex."""
-        self._wake_waiters()
+        """Callbacks queued by the table. Holds _mutex."""
         if not self._ready:
             return []
         ready, self._ready = self._ready, []
@@ -422,20 +429,20 @@ class BlockingConnection(OnCallTable[_Completion]):
         """Return once ``call`` is done (or has an item); read while nobody else does."""
         while True:
             with self._mutex:
-                while True:
-                    if call.done or (want_item and call.items):
-                        return
-                    left = remaining(until)
-                    if left is not None and left <= 0:
-                        raise calls.call_timeout()
-                    if not self._reading and not self._table.holds_reading(call):
-                        self._reading = True
-                        break
-                    self._sleepers += 1
-                    try:
-                        self._cond.wait(left)
-                    finally:
-                        self._sleepers -= 1
+                try:
+                    while True:
+                        if call.done or (want_item and call.items):
+                            return
+                        left = remaining(until)
+                        if left is not None and left <= 0:
+                            raise calls.call_timeout()
+                        if not self._reading and not self._table.holds_reading(call):
+                            self._reading = True
+                            break
+                        self._sleep(call, left)
+                finally:
+                    if not self._reading and self._sleeping:
+                        self._pass_reader_role()  # it may have been passed to this thread
             check = self._table.keepalive_wait()
             self._read_once(left if check is None or (left is not None and left < check) else check)
             if call.done or (want_item and call.items):
@@ -502,7 +509,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if not ready:
                     self._reading = False
                     released = True
-                    self._wake_waiters()
+                    self._pass_reader_role()
             if ready:
                 # Still holding the reader role, so callbacks run one at a time, in frame order.
                 _run_all(ready)
@@ -513,7 +520,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                     self._broken(calls.broken(RuntimeError("interrupted while reading")))
                 with self._mutex:
                     self._reading = False
-                    self._wake_waiters()
+                    self._pass_reader_role()
 
     def enable_prompt_cancel(self) -> None:
         """A thread holding the reader role looks up every 50 ms, so a call cancelled
@@ -522,8 +529,34 @@ class BlockingConnection(OnCallTable[_Completion]):
         sync use never pays for the extra wake-ups."""
         self._poll_slice = _PROMPT_CANCEL_SLICE
 
-    def _wake_waiters(self) -> None:
-        """notify_all, skipped when no thread waits (the single-thread hot path). Holds _mutex."""
+    def _sleep(self, call: Call, left: float | None) -> None:
+        """Sleep until ``call`` has news (:meth:`_wake`), the reader role is passed to this
+        thread, or ``left`` seconds pass. Holds _mutex (released while asleep)."""
+        cond = self._own_cond.__dict__.get("cond")
+        if cond is None:
+            cond = self._own_cond.cond = threading.Condition(self._mutex)
+        self._sleeping[call] = cond
+        try:
+            cond.wait(left)
+        finally:
+            del self._sleeping[call]
+
+    def _pass_reader_role(self) -> None:
+        """The reader role is free: wake one thread to take it (all of them while a
+        stream's backlog holds reading: the one woken might be held). Only the threads
+        whose calls have news are woken otherwise, never every waiter. Holds _mutex."""
+        if self._sleeping:
+            if self._table.backlogged:
+                self._wake_all()
+                return
+            next(iter(self._sleeping.values())).notify()
+        if self._sleepers:
+            self._cond.notify()
+
+    def _wake_all(self) -> None:
+        """Holds _mutex."""
+        for cond in self._sleeping.values():
+            cond.notify()
         if self._sleepers:
             self._cond.notify_all()
 
