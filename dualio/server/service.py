@@ -19,8 +19,11 @@ class UnknownMethod(LookupError):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
+    """Bytes to answer with, after ``delay`` seconds. One per request: slotted and not
+    frozen (a frozen dataclass's __init__ costs three times as much); never mutated."""
+
     delay: float
     payload: bytes
 
@@ -66,10 +69,11 @@ class Counters:
             if served:
                 self.requests_served += 1
 
-    def request_served_at_once(self) -> None:
-        """A request answered as soon as it was read: started and finished in one step."""
+    def request_served_at_once(self, count: int = 1) -> None:
+        """``count`` requests answered as soon as they were read: each started and finished
+        in one step (the asyncio model counts those of one read at once)."""
         with self._lock:
-            self.requests_served += 1
+            self.requests_served += count
 
     def error(self) -> None:
         """One ERROR frame sent, or one connection the server ended without one."""
