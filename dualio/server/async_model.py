@@ -17,6 +17,13 @@ What keeps one client from hurting the server or the others (docs/architecture.m
 - A stream writes its items in batches and yields to the loop after each, so a
   ``wait=0`` stream cannot freeze the server and its CANCEL is read at once.
 - One timer per connection: the handshake deadline, then the idle timeout.
+
+What keeps a request cheap: a zero-delay reply is answered inside ``data_received`` (no
+timer, no task); a delayed reply (echo or upper with a delay, sleep) is a
+``loop.call_later`` timer, not a task; and every answer decided in one loop pass joins the
+connection's batch, written with one ``transport.write`` by a ``call_soon`` (at once if it
+would take the unsent bytes to ``write_buffer_high``). The transport is used only through the methods of
+``asyncio.Transport``, so any loop's transport (uvloop's) serves.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import logging
 import socket
 from collections import deque
 from collections.abc import Callable
+from typing import cast
 
 from dualio.server.config import ServerConfig
 from dualio.server.limits import (
@@ -55,11 +63,23 @@ CLOSE_GRACE = 10.0
 """A connection closed with unsent bytes is aborted if the peer has not read them by then."""
 
 
+class _Delayed:
+    """A reply written when its timer fires (echo or upper with a delay, sleep)."""
+
+    __slots__ = ("handle", "payload", "rid")
+
+    def __init__(self, rid: int, payload: bytes) -> None:
+        self.rid = rid
+        self.payload = payload
+        self.handle: asyncio.TimerHandle | None = None
+
+
 class _Connection(asyncio.Protocol):
     __slots__ = (
-        "_cancelled", "_config", "_counters", "_handshaking", "_held", "_last_rx", "_loop",
-        "_made", "_on_gone", "_paused_at", "_peer", "_pending", "_proto", "_reading_paused",
-        "_tasks", "_timer", "_transport", "_writable", "_write_paused", "accepted_at",
+        "_cancelled", "_config", "_counters", "_due", "_flush_at", "_flush_due", "_handshaking",
+        "_held", "_last_rx", "_loop", "_made", "_on_gone", "_out", "_out_size", "_paused_at",
+        "_peer", "_pending", "_proto", "_reading_paused", "_timer", "_transport", "_work",
+        "_writable", "_write_paused", "accepted_at",
     )
 
     def __init__(self, config: ServerConfig, loop: asyncio.AbstractEventLoop, accepted_at: float,
@@ -70,10 +90,16 @@ class _Connection(asyncio.Protocol):
         self._counters = config.counters
         self._proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size,
                                      on_error=config.counters.error)
-        self._tasks: dict[int, asyncio.Task[bool]] = {}
+        # Requests in flight, by id: a delayed reply is its timer and payload, a stream its task.
+        self._work: dict[int, _Delayed | asyncio.Task[bool]] = {}
+        self._due: deque[_Delayed] | None = None  # delayed replies due while writing was paused
         self._pending: deque[Request] | None = None  # read, not started (made when needed)
         self._cancelled: set[int] | None = None  # ids in _pending that were cancelled
-        self._held = 0  # payload bytes held by the requests in _tasks
+        self._held = 0  # payload bytes held by the delayed replies in _work
+        self._out: list[bytes] = []  # answers decided in this loop pass, not yet written
+        self._out_size = 0
+        self._flush_due = False  # a call_soon will write _out
+        self._flush_at = config.write_buffer_high  # _out is written at once when this big
         self._transport: asyncio.Transport | None = None
         self._peer = peer
         self.accepted_at = accepted_at
@@ -90,10 +116,11 @@ class _Connection(asyncio.Protocol):
     # -- lifetime --------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        # Any loop's stream transport (asyncio's, uvloop's) has the methods of
+        # asyncio.Transport without being one: no isinstance check here.
+        self._transport = cast(asyncio.Transport, transport)
         self._made = True
-        self._transport = transport
-        transport.set_write_buffer_limits(high=self._config.write_buffer_high)
+        self._transport.set_write_buffer_limits(high=self._config.write_buffer_high)
         deadline = self.accepted_at + self._config.handshake_timeout
         self._timer = self._loop.call_at(deadline, self._on_timer)
 
@@ -119,9 +146,9 @@ class _Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         proto = self._proto
         if not proto.closing:  # the peer went away: one line if it left something behind
-            if self._tasks or self._pending:
+            if self._work or self._pending:
                 log.warning("%s: connection lost with %d requests in flight", self._peer,
-                            len(self._tasks) + len(self._pending or ()))
+                            len(self._work) + len(self._pending or ()))
             elif proto.buffered:
                 log.warning("%s: connection ended in the middle of a frame (%d bytes)", self._peer,
                             proto.buffered)
@@ -132,13 +159,17 @@ class _Connection(asyncio.Protocol):
         self._cancel_all()
         self._wake_writers()
         self._transport = None
+        self._out.clear()
+        self._out_size = 0
         self._gone()
 
     def _close(self, reason: str, *, log_it: bool = True) -> None:
-        """The protocol is closing (its ERROR id 0 or CLOSE is written): stop all work."""
+        """The protocol is closing (its ERROR id 0 or CLOSE is queued): stop all work, write
+        what is queued, close."""
         if log_it and reason != "client closed":
             log.warning("%s: closing connection: %s", self._peer, reason)
         self._cancel_all()
+        self._flush()
         transport = self._transport
         if transport is not None and not transport.is_closing():
             transport.close()
@@ -146,8 +177,18 @@ class _Connection(asyncio.Protocol):
                 self._loop.call_later(CLOSE_GRACE, transport.abort)
 
     def _cancel_all(self) -> None:
-        for task in self._tasks.values():
-            task.cancel()
+        """Stop every request in flight or queued; nothing is written for them."""
+        work = self._work
+        for rid, job in list(work.items()):
+            if isinstance(job, _Delayed):
+                if job.handle is not None:
+                    job.handle.cancel()
+                del work[rid]
+                self._held -= len(job.payload)
+                self._counters.request_finished(False)
+            else:
+                job.cancel()  # its task ends in _finished
+        self._due = None
         self._pending = None
         self._cancelled = None
 
@@ -174,7 +215,7 @@ class _Connection(asyncio.Protocol):
         now = self._loop.time()
         if self._write_paused:
             since, what = self._paused_at, "the peer read none of the answers"
-        elif self._tasks:
+        elif self._work:
             since, what = now, ""
         else:
             since, what = self._last_rx, "idle"
@@ -211,12 +252,16 @@ class _Connection(asyncio.Protocol):
                 if self._config.idle_timeout:
                     self._timer = self._loop.call_at(self._last_rx + self._config.idle_timeout,
                                                      self._on_timer)
+            config = self._config
+            max_in_flight, max_bytes = config.max_in_flight, config.max_in_flight_bytes
+            work = self._work
+            served = 0
             for event in events:
                 if type(event) is Request:
                     if (self._pending is None and not self._write_paused
-                            and len(self._tasks) < self._config.max_in_flight
-                            and self._held < self._config.max_in_flight_bytes):
-                        self._start(event)
+                            and len(work) < max_in_flight and self._held < max_bytes):
+                        if self._start(event):
+                            served += 1
                     else:
                         if self._pending is None:
                             self._pending = deque()
@@ -224,6 +269,8 @@ class _Connection(asyncio.Protocol):
                 else:
                     assert isinstance(event, Cancel)
                     self._cancel(event.id)
+            if served:
+                self._counters.request_served_at_once(served)
             if self._pending and not self._reading_paused:
                 self._set_reading()
         except Exception:  # a bug must cost one connection, never the server
@@ -232,9 +279,13 @@ class _Connection(asyncio.Protocol):
             self._close("internal error", log_it=False)
 
     def _cancel(self, rid: int) -> None:
-        task = self._tasks.get(rid)
-        if task is not None:
-            task.cancel()
+        job = self._work.get(rid)
+        if isinstance(job, _Delayed):
+            if job.handle is not None:
+                job.handle.cancel()
+            self._delayed_done(job, None)
+        elif job is not None:
+            job.cancel()  # the stream's task ends in _finished, which answers CANCELLED
         elif self._pending:  # read but not started: answered CANCELLED when its turn comes
             if self._cancelled is None:
                 self._cancelled = set()
@@ -257,14 +308,18 @@ class _Connection(asyncio.Protocol):
         """Start queued requests while there is room, then read again if the queue is empty."""
         pending = self._pending
         config = self._config
-        while (pending and not self._write_paused and len(self._tasks) < config.max_in_flight
+        served = 0
+        while (pending and not self._write_paused and len(self._work) < config.max_in_flight
                and self._held < config.max_in_flight_bytes and not self._proto.closing):
             request = pending.popleft()
             if self._cancelled and request.id in self._cancelled:
                 self._cancelled.discard(request.id)
                 self._write(self._proto.fail(request.id, ErrorCode.CANCELLED, "cancelled by the client"))
                 continue
-            self._start(request)
+            if self._start(request):
+                served += 1
+        if served:
+            self._counters.request_served_at_once(served)
         if pending is not None and not pending and pending is self._pending:
             self._pending = None
             self._cancelled = None
@@ -272,15 +327,15 @@ class _Connection(asyncio.Protocol):
 
     # -- serving ---------------------------------------------------------------
 
-    def _start(self, request: Request) -> None:
+    def _start(self, request: Request) -> bool:
+        """Serve one request; True if it was answered at once (the caller counts those)."""
         rid = request.id
         try:
             job = plan(request.method, request.args, self._counters, self._config.max_frame_size)
-            if type(job) is Reply and job.delay == 0:  # answered inline: no task
+            if type(job) is Reply and job.delay == 0:  # answered inline: no timer, no task
                 self._write(self._proto.respond(rid, job.payload))
-                self._counters.request_served_at_once()
-            else:
-                self._spawn(rid, job)
+                return True
+            self._spawn(rid, job)
         except UnknownMethod as exc:
             self._refuse(rid, ErrorCode.UNKNOWN_METHOD, str(exc))
         except methods.BadArguments as exc:
@@ -288,32 +343,70 @@ class _Connection(asyncio.Protocol):
         except Exception:  # a bug costs this request an ERROR frame, not the connection
             log.exception("%s: request %d failed", self._peer, rid)
             self._write(self._proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
+        return False
 
     def _spawn(self, rid: int, job: Reply | WordStream) -> None:
-        if isinstance(job, Reply):
-            size = len(job.payload)
-            coro = self._reply_later(rid, job)
+        if isinstance(job, Reply):  # a timer, no task
+            delayed = _Delayed(rid, job.payload)
+            size = len(delayed.payload)
+            delayed.handle = self._loop.call_later(job.delay, self._reply_due, delayed)
+            self._work[rid] = delayed
+            self._held += size
         else:
-            size = 0
             coro = self._stream(rid, job)
-        try:
-            task = self._loop.create_task(coro)
-        except BaseException:
-            coro.close()
-            raise
+            try:
+                task = self._loop.create_task(coro)
+            except BaseException:
+                coro.close()
+                raise
+            task.add_done_callback(functools.partial(self._finished, rid))
+            self._work[rid] = task
         self._counters.request_started()
-        task.add_done_callback(functools.partial(self._finished, rid, size))
-        self._tasks[rid] = task
-        self._held += size
 
     def _refuse(self, rid: int, code: ErrorCode, message: str) -> None:
         log.warning("%s: request %d refused: %s: %s", self._peer, rid, code.name, message)
         self._write(self._proto.fail(rid, code, message))
 
-    def _finished(self, rid: int, size: int, task: asyncio.Task[bool]) -> None:
-        """Every started request ends here, even one cancelled before its task ran."""
-        self._tasks.pop(rid, None)
-        self._held -= size
+    def _reply_due(self, job: _Delayed) -> None:
+        """A delayed reply's time has come: answer now, or once the peer has read enough."""
+        job.handle = None
+        if self._work.get(job.rid) is not job:  # cancelled while it waited for the drain
+            return
+        if self._write_paused:
+            if self._due is None:
+                self._due = deque()
+            self._due.append(job)
+            return
+        try:
+            answer = self._proto.respond(job.rid, job.payload)
+        except Exception as exc:
+            self._delayed_done(job, exc)
+        else:
+            self._delayed_done(job, answer)
+
+    def _delayed_done(self, job: _Delayed, answer: bytes | Exception | None) -> None:
+        """A delayed reply ends: answered (``answer`` its frame), failed (the exception) or
+        cancelled by the client (None). Frees its place and its bytes."""
+        rid = job.rid
+        del self._work[rid]
+        self._held -= len(job.payload)
+        self._last_rx = self._loop.time()  # idle time counts from the last answer too
+        if isinstance(answer, bytes):
+            self._counters.request_finished(True)
+            self._write(answer)
+        else:
+            self._counters.request_finished(False)
+            if answer is None:
+                self._write(self._proto.fail(rid, ErrorCode.CANCELLED, "cancelled by the client"))
+            else:
+                log.error("%s: request %d failed", self._peer, rid, exc_info=answer)
+                self._write(self._proto.fail(rid, ErrorCode.INTERNAL, "internal error"))
+        if self._pending:
+            self._pump()
+
+    def _finished(self, rid: int, task: asyncio.Task[bool]) -> None:
+        """Every started stream ends here, even one cancelled before its task ran."""
+        self._work.pop(rid, None)
         self._last_rx = self._loop.time()  # idle time counts from the last answer too
         if task.cancelled():
             self._counters.request_finished(False)
@@ -327,13 +420,6 @@ class _Connection(asyncio.Protocol):
             self._counters.request_finished(task.result())
         if self._pending:
             self._pump()
-
-    async def _reply_later(self, rid: int, reply: Reply) -> bool:
-        await asyncio.sleep(reply.delay)
-        if self._write_paused:
-            await self._drained()
-        self._write(self._proto.respond(rid, reply.payload))
-        return True
 
     async def _stream(self, rid: int, stream: WordStream) -> bool:
         proto = self._proto
@@ -363,12 +449,45 @@ class _Connection(asyncio.Protocol):
         self._write(proto.stream_end(rid))
         return True
 
-    # -- writing ---------------------------------------------------------------
+    # -- writing: one transport.write per connection per loop pass -------------
 
     def _write(self, data: bytes) -> None:
+        """Queue ``data`` behind what this loop pass already decided; a call_soon writes it
+        all with one transport.write. It is written at once when it would take the unsent
+        bytes (here and in the transport) to ``write_buffer_high``, so pause_writing stops
+        serving exactly where it did when every answer was its own write."""
+        if not data:
+            return
+        self._out.append(data)
+        self._out_size += len(data)
+        if self._out_size >= self._flush_at:
+            self._flush()
+        elif not self._flush_due:
+            self._flush_due = True
+            self._loop.call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        self._flush_due = False
+        self._flush()
+
+    def _flush(self) -> None:
+        out = self._out
+        if not out:
+            return
+        data = out[0] if len(out) == 1 else b"".join(out)
+        out.clear()
+        self._out_size = 0
         transport = self._transport
-        if data and transport is not None and not transport.is_closing():
-            transport.write(data)
+        if transport is not None and not transport.is_closing():
+            transport.write(data)  # may call pause_writing
+            self._room()
+
+    def _room(self) -> None:
+        """What the next batch may hold: the room below the high-water mark. The transport
+        only drains meanwhile, so this never lets more wait than write_buffer_high allows."""
+        transport = self._transport
+        if transport is not None:
+            self._flush_at = self._config.write_buffer_high - transport.get_write_buffer_size()
 
     async def _drained(self) -> None:
         """Wait until the peer has read the buffer down below the low-water mark."""
@@ -390,7 +509,11 @@ class _Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self._write_paused = False
+        self._room()
         self._wake_writers()
+        due = self._due
+        while due and not self._write_paused:
+            self._reply_due(due.popleft())
         self._pump()
 
 
