@@ -29,6 +29,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=7878, help="0 picks a free port")
     serve.add_argument("--model", choices=("async", "threaded"), default="async")
+    serve.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
+                       help="the async model's event loop; uvloop needs the uvloop package "
+                            "(default %(default)s)")
     serve.add_argument("--token", default=None,
                        help="refuse clients without this token (a command line shows in ps: prefer "
                             f"--token-file or ${TOKEN_VARIABLE})")
@@ -105,10 +108,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         from dualio.server.config import ServerConfig
-        from dualio.server.main import serve
+        from dualio.server.main import LoopUnavailable, loop_factory, serve
 
         if not 0 <= args.port <= 65535:
             print("dualio serve: --port must be in 0..65535", file=sys.stderr)
+            return 2
+        if args.loop != "asyncio" and args.model != "async":
+            print(f"dualio serve: --loop {args.loop} needs --model async", file=sys.stderr)
+            return 2
+        try:
+            loop_factory(args.loop)
+        except LoopUnavailable as exc:
+            print(f"dualio serve: {exc}", file=sys.stderr)
             return 2
         try:
             config = ServerConfig(
@@ -125,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ValueError, OSError) as exc:
             print(f"dualio serve: {exc}", file=sys.stderr)
             return 2
-        return serve(config, args.model)
+        return serve(config, args.model, args.loop)
     if args.command == "bench":
         from dualio.lab.bench import run
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from typing import cast
 
 _HEADER = struct.Struct(">IBI")
 _HELLO, _WELCOME, _REQUEST, _RESPONSE, _ERROR = 1, 2, 3, 4, 5
@@ -25,9 +26,9 @@ class PeerProtocol(asyncio.Protocol):
         self.welcome: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        transport.write(_HEADER.pack(7, _HELLO, 0) + b"\x00\x01")
+        # uvloop's stream transport has asyncio.Transport's methods without subclassing it
+        self.transport = cast(asyncio.Transport, transport)
+        self.transport.write(_HEADER.pack(7, _HELLO, 0) + b"\x00\x01")
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer

@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from dualio.server.async_model import AsyncServer, ServerConfig
 from dualio.server.threaded_model import ThreadedServer
@@ -40,7 +41,33 @@ def _serve_threaded(config: ServerConfig) -> None:
     server.stop()
 
 
-def serve(config: ServerConfig, model: str) -> int:
+LOOPS = ("asyncio", "uvloop")
+"""The event loops the async model runs on (``dualio serve --loop``)."""
+
+
+class LoopUnavailable(Exception):
+    """The event loop asked for cannot be had (its package is not installed)."""
+
+
+def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop]:
+    """A function that makes a new event loop of the kind ``name`` (one of LOOPS)."""
+    if name == "asyncio":
+        return asyncio.new_event_loop
+    if name != "uvloop":
+        raise ValueError(f"unknown event loop {name!r}: choose one of {', '.join(LOOPS)}")
+    try:
+        import uvloop
+    except ImportError as exc:
+        raise LoopUnavailable("--loop uvloop needs the uvloop package: pip install uvloop "
+                              "(or pip install 'dualio[uvloop]')") from exc
+    new_loop: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return new_loop
+
+
+def serve(config: ServerConfig, model: str, loop: str = "asyncio") -> int:
+    """Serve until SIGINT/SIGTERM; the exit status. ``loop`` (one of LOOPS) is the async
+    model's event loop; LoopUnavailable if its package is missing."""
+    new_loop = loop_factory(loop)
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s"
     )
@@ -48,7 +75,8 @@ def serve(config: ServerConfig, model: str) -> int:
         if model == "threaded":
             _serve_threaded(config)
         else:
-            asyncio.run(_serve_async(config))
+            with asyncio.Runner(loop_factory=new_loop) as runner:
+                runner.run(_serve_async(config))
     except OSError as exc:
         print(f"dualio serve: cannot listen on {config.host}:{config.port}: {exc}",
               file=sys.stderr)
