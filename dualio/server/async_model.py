@@ -455,7 +455,7 @@ class _Connection(asyncio.Protocol):
         """Queue ``data`` behind what this loop pass already decided; a call_soon writes it
         all with one transport.write. It is written at once when it would take the unsent
         bytes (here and in the transport) to ``write_buffer_high``, so pause_writing stops
-        serving exactly where it did when every answer was its own write."""
+        serving no later than when every answer was its own write."""
         if not data:
             return
         self._out.append(data)
