@@ -371,12 +371,9 @@ class BlockingConnection(OnCallTable[_Completion]):
             raise CallCancelled("the call was cancelled before it was sent")
         if not self._reading and self._table.idle and self._readable_now():
             self._read_idle()
-        with self._mutex:
+        with self._mutex:  # a connection silent for long is PINGed by the wait that follows
             call, data = self._table.start(kind, method, args)
             call.waiter = completion
-            probe = self._table.keepalive_due()  # a connection idle for long is checked too
-            if probe:
-                self._control.append(probe)
         try:
             self._send(data, until)
         except BaseException:

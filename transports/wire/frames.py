@@ -16,6 +16,7 @@ from transports.wire.errors import FrameTooLarge, ProtocolError
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024
 HEADER = struct.Struct(">IBI")
+_LENGTH = struct.Struct(">I")
 HEADER_SIZE = HEADER.size  # 9
 LENGTH_SIZE = 4
 MIN_FRAME_LENGTH = HEADER_SIZE - LENGTH_SIZE  # kind + id
@@ -39,6 +40,7 @@ class FrameKind(IntEnum):
 
 
 _KINDS = {kind.value: kind for kind in FrameKind}
+_frame = tuple.__new__  # a Frame without NamedTuple's Python-level __new__ (frames are made per answer)
 
 
 class Frame(NamedTuple):
@@ -116,13 +118,17 @@ class FrameDecoder:
                 return frames
             data = data[taken:]
         buffer = self._buffer
-        buffer += data
-        size = len(buffer)
+        if buffer:
+            buffer += data
+            source: bytes | bytearray = buffer
+        else:
+            source = data  # the common case: parsed in place, no copy into the buffer
+        size = len(source)
         pos = 0
         limit = self.max_frame_size
         try:
             while size - pos >= LENGTH_SIZE:
-                length = int.from_bytes(buffer[pos : pos + LENGTH_SIZE], "big")
+                (length,) = _LENGTH.unpack_from(source, pos)
                 if length > limit:
                     raise FrameTooLarge(
                         f"frame length {length} exceeds the maximum of {limit}"
@@ -132,25 +138,31 @@ class FrameDecoder:
                 end = pos + LENGTH_SIZE + length
                 if end > size and (length - MIN_FRAME_LENGTH < LARGE_PAYLOAD or size - pos < HEADER_SIZE):
                     break
-                _, kind, request_id = HEADER.unpack_from(buffer, pos)
+                _, kind, request_id = HEADER.unpack_from(source, pos)
                 frame_kind = _KINDS.get(kind)
                 if frame_kind is None:
                     raise ProtocolError(f"unknown frame kind {kind}")
                 if end > size:  # a large frame's start: its payload gets a buffer of its own
                     self._large_head = (frame_kind, request_id)
-                    self._large = [bytes(buffer[pos + HEADER_SIZE :])]
+                    self._large = [bytes(source[pos + HEADER_SIZE :])]
                     self._large_size = length - MIN_FRAME_LENGTH
                     self._large_filled = size - pos - HEADER_SIZE
                     buffer.clear()
                     return frames
-                frames.append(Frame(frame_kind, request_id, bytes(buffer[pos + HEADER_SIZE : end])))
+                payload = source[pos + HEADER_SIZE : end]
+                if source is buffer:
+                    payload = bytes(payload)
+                frames.append(_frame(Frame, (frame_kind, request_id, payload)))
                 pos = end
         except ProtocolError as exc:
             self._broken = exc
             buffer.clear()
             raise
-        if pos:
-            del buffer[:pos]
+        if source is buffer:
+            if pos:
+                del buffer[:pos]
+        elif pos < size:
+            buffer += data[pos:] if pos else data
         return frames
 
     def _fill(self, large: list[bytes], data: bytes) -> int:
