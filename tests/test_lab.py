@@ -34,6 +34,9 @@ def test_a_small_run_writes_checked_results(tmp_path: Path) -> None:
     assert pool["model_s"] == pytest.approx(4 * 0.02)  # ceil(20 / 6) * Y on the default executor
     assert (folder / "fanout.png").stat().st_size > 10_000
     assert "fanout" in run.stdout and "Goals" in run.stdout
+    overhead = [c for c in cells if c["scenario"] == "overhead"]
+    assert overhead and all(c["client_cpu_us"] > 0 for c in overhead)  # the client's own CPU per call
+    assert all(c["server_cpu_us"] is None or c["server_cpu_us"] >= 0 for c in cells)
 
 
 def test_against_a_running_server(server: ServerProcess, tmp_path: Path) -> None:

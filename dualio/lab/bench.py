@@ -218,11 +218,16 @@ def _run_jobs(
             stats_client = stats[job.server]
             try:
                 before = stats_client.stats(timeout=10)
+                server_cpu = None if process is None else process.cpu_seconds()
                 with PeakSampler() as peak:
                     baseline = peak.rss
                     outcome = mode.run(*addresses[job.server], job.work, job.op)
                 fill(cell, outcome, peak.threads, peak.rss, baseline, job.payload_bytes,
                      job.connections)
+                if server_cpu is not None and outcome.latencies:
+                    server_used = process.cpu_seconds()  # type: ignore[union-attr]
+                    if server_used is not None:
+                        cell.server_cpu_us = (server_used - server_cpu) / len(outcome.latencies) * 1e6
                 check_server(cell, before, stats_client.stats(timeout=10), job.work)
                 if isinstance(job.op, WordCount):
                     _check_words(cell, job.op)

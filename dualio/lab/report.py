@@ -12,6 +12,7 @@ from dualio.lab.results import Cell
 COLUMNS = (
     ("case", "case"), ("mode", "mode"), ("server", "server"), ("wall_s", "wall s"), ("model_s", "model s"),
     ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),
+    ("client_cpu_us", "client CPU µs/op"), ("server_cpu_us", "server CPU µs/op"),
     ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"),
     ("peak_threads", "threads"), ("peak_rss_mb", "RSS MB"), ("errors", "errors"),
     ("wrong", "wrong"), ("limited", "limited"), ("note", "note"),
@@ -110,7 +111,8 @@ def fanout_chart(path: Path, cells: Sequence[Cell]) -> str:
 MARKDOWN_COLUMNS = (
     ("case", "case"), ("mode", "mode"), ("server", "server"), ("wall_s", "wall s"),
     ("model_s", "model s"), ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("p50_ms", "p50 ms"),
-    ("p99_ms", "p99 ms"), ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"),
+    ("p99_ms", "p99 ms"), ("client_cpu_us", "client CPU µs/op"), ("server_cpu_us", "server CPU µs/op"),
+    ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"),
     ("peak_threads", "threads"), ("peak_rss_mb", "RSS MB"), ("errors", "errors"),
     ("wrong", "wrong"), ("limited", "limited"), ("note", "note"),
 )

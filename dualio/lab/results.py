@@ -23,6 +23,8 @@ class Cell:
     ops_per_s: float | None = None
     p50_ms: float | None = None
     p99_ms: float | None = None
+    client_cpu_us: float | None = None  # the lab process's CPU per call (the client's own work)
+    server_cpu_us: float | None = None  # the server process's CPU per call (None: not ours to read)
     peak_threads: int | None = None
     peak_rss_mb: float | None = None
     errors: int = 0
@@ -63,6 +65,8 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
     p99 = percentile(outcome.latencies, 0.99)
     cell.p50_ms = None if p50 is None else p50 * 1e3
     cell.p99_ms = None if p99 is None else p99 * 1e3
+    if outcome.latencies and outcome.cpu > 0:
+        cell.client_cpu_us = outcome.cpu / len(outcome.latencies) * 1e6
     cell.peak_threads = threads
     cell.peak_rss_mb = rss / 2**20
     cell.errors = outcome.errors
