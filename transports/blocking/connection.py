@@ -423,29 +423,52 @@ class BlockingConnection(OnCallTable[_Completion]):
         return ready
 
     def _wait(self, call: Call, until: float, want_item: bool) -> None:
-        """Return once ``call`` is done (or has an item); read while nobody else does."""
-        while True:
-            with self._mutex:
+        """Return once ``call`` is done (or has an item); read while nobody else does.
+
+        A thread that takes the reader role keeps it until its own call is done (or a
+        stream's backlog holds it), then passes it to one sleeper: one hand-off per
+        call, not one per read."""
+        holding = False  # this thread has the reader role
+        try:
+            while True:
+                with self._mutex:
+                    try:
+                        while True:
+                            if call.done or (want_item and call.items):
+                                return
+                            left = remaining(until)
+                            if left is not None and left <= 0:
+                                raise calls.call_timeout()
+                            if self._table.holds_reading(call):
+                                if holding:
+                                    self._reading = holding = False
+                            elif holding:
+                                break
+                            elif not self._reading:
+                                self._reading = holding = True
+                                break
+                            self._sleep(call, left)
+                    finally:
+                        if not self._reading and self._sleeping:
+                            self._pass_reader_role()  # it may have been passed to this thread
+                check = self._table.keepalive_wait()
                 try:
-                    while True:
-                        if call.done or (want_item and call.items):
-                            return
-                        left = remaining(until)
-                        if left is not None and left <= 0:
-                            raise calls.call_timeout()
-                        if not self._reading and not self._table.holds_reading(call):
-                            self._reading = True
-                            break
-                        self._sleep(call, left)
-                finally:
-                    if not self._reading and self._sleeping:
-                        self._pass_reader_role()  # it may have been passed to this thread
-            check = self._table.keepalive_wait()
-            self._read_once(left if check is None or (left is not None and left < check) else check)
-            if call.done or (want_item and call.items):
-                return  # routed by this thread just now
-            if check is not None and self._table.keepalive_wait() == 0:
-                self._keepalive()  # silence for a whole interval: a PING is due (or overdue)
+                    self._read_once(
+                        left if check is None or (left is not None and left < check) else check,
+                        keep_role=True,
+                    )
+                except BaseException:
+                    holding = False  # given up on the way out
+                    raise
+                if call.done or (want_item and call.items):
+                    return  # routed by this thread just now
+                if check is not None and self._table.keepalive_wait() == 0:
+                    self._keepalive()  # silence for a whole interval: a PING is due (or overdue)
+        finally:
+            if holding:
+                with self._mutex:
+                    self._reading = False
+                    self._pass_reader_role()
 
     def _readable_now(self) -> bool:
         """Whether bytes (or the end) wait unread; False while another thread asks too
@@ -481,9 +504,10 @@ class BlockingConnection(OnCallTable[_Completion]):
         if probe:
             self._flush_control()
 
-    def _read_once(self, timeout: float | None) -> bool:
+    def _read_once(self, timeout: float | None, keep_role: bool = False) -> bool:
         """Read what arrives within ``timeout`` and route it. Holds the reader role, and
-        gives it up on the way out whatever happens (a KeyboardInterrupt included)."""
+        gives it up on the way out (with ``keep_role``, only if it raises), whatever
+        happens (a KeyboardInterrupt included)."""
         failure: DualioError | None = None
         data: bytes | None = None
         routed = released = False
@@ -503,13 +527,14 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if failure is not None:
                     self._shutdown_socket()
                 ready = self._take_ready()
-                if not ready:
+                if not ready and not keep_role:
                     self._reading = False
                     released = True
                     self._pass_reader_role()
             if ready:
                 # Still holding the reader role, so callbacks run one at a time, in frame order.
                 _run_all(ready)
+            released = released or keep_role  # kept: the caller gives it up
             return failure is None
         finally:
             if not released:
