@@ -231,7 +231,7 @@ class _Handler:
                 time.sleep(left)  # stop reading: the queue is full, or the connection is ending
                 return False
             pending = isinstance(sock, ssl.SSLSocket) and sock.pending()
-            if not pending and not select.select([sock], [], [], left)[0]:
+            if not pending and not _readable(sock, left):
                 continue
             try:
                 data = sock.recv(65536)
@@ -357,3 +357,14 @@ class ThreadedServer:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+
+def _readable(sock: socket.socket, seconds: float) -> bool:
+    """Whether ``sock`` has bytes (or its end) within ``seconds``. ``poll`` where there is
+    one: ``select`` refuses descriptors past FD_SETSIZE (1024), which a server with
+    thousands of connections has."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(max(1, int(seconds * 1000) + 1)))
+    return bool(select.select([sock], [], [], seconds)[0])

@@ -309,3 +309,19 @@ def test_cpu_probe_sees_a_busy_process() -> None:
     finally:
         spinner.kill()
         spinner.wait()
+
+
+def test_a_threaded_server_waits_on_descriptors_past_1024() -> None:
+    """A delayed reply on a connection whose descriptor is past FD_SETSIZE (1024): the
+    threaded model's wait (which answers PINGs and CANCELs meanwhile) still works."""
+    with serving("--model", "threaded") as server:
+        held = []
+        try:
+            for _ in range(1030):  # each one a descriptor in the server
+                held.append(socket.create_connection(server.address))
+            with Client(*server.address, timeout=10) as client:
+                assert client.upper("past the limit", delay=0.05) == "PAST THE LIMIT"
+                assert client.stats().errors == 0
+        finally:
+            for sock in held:
+                sock.close()
