@@ -440,8 +440,9 @@ class BlockingConnection(OnCallTable[_Completion]):
                             if left is not None and left <= 0:
                                 raise calls.call_timeout()
                             if self._table.holds_reading(call):
-                                if holding:
+                                if holding:  # another stream's consumer is behind: not for us to read
                                     self._reading = holding = False
+                                    self._pass_reader_role()
                             elif holding:
                                 break
                             elif not self._reading:

@@ -66,6 +66,10 @@ STREAM_BACKLOG = 256 * 1024
 """Bytes of stream items a connection buffers for one slow consumer before the
 transport should stop reading (each item counts at least ``ITEM_COST``)."""
 ITEM_COST = 64
+IDLE_CHECK_AFTER = 0.001
+"""A connection that heard from the server this recently is not checked before a call
+(a caller calling again at once pays no system call): a server that closed it within
+that time is no different from one that closes it just after the request leaves."""
 
 
 class CallKind(Enum):
@@ -289,10 +293,11 @@ class CallTable(Generic[W]):
 
     @property
     def idle(self) -> bool:
-        """No call is in flight, so no caller reads: whatever the server sent meanwhile
-        (a goodbye, its end of the stream) waits unread. A transport without a reader of
-        its own reads it before it starts a call."""
-        return not self._calls
+        """No call is in flight, so no caller reads, and the server has been silent for
+        ``IDLE_CHECK_AFTER``: whatever it sent meanwhile (a goodbye, its end of the
+        stream) waits unread. A transport without a reader of its own reads it before
+        it starts a call."""
+        return not self._calls and time.monotonic() - self.last_heard >= IDLE_CHECK_AFTER
 
     def check_usable(self) -> None:
         """ClosedError unless a new call may start."""
