@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from dualio.lab.limits import explain, is_limit
+from transports.running_loop import LoopHandle
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,6 @@ AsyncCall = Callable[[int], Awaitable[bool]]
 SyncCall = Callable[[int], bool]
 
 
-def _on_asyncio() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
 async def drive_async(call: AsyncCall, work: Workload) -> Outcome:
     """C tasks share the K calls; wall time from the first call to the last answer."""
     outcome = Outcome()
@@ -73,7 +66,7 @@ async def drive_async(call: AsyncCall, work: Workload) -> Outcome:
 
     count = min(work.inflight, work.total)
     started, cpu = time.perf_counter(), time.process_time()
-    if _on_asyncio():  # a plain gather: the cheapest driver, the same for every asyncio mode
+    if LoopHandle.current().backend == "asyncio":  # a plain gather: the cheapest driver
         async with asyncio.timeout(work.timeout):
             await asyncio.gather(*(worker() for _ in range(count)))
     else:  # trio: a nursery is the plain driver

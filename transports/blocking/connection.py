@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar
 
+from transports.pending_input import PendingInput
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable, deadline, remaining
 from transports.wire.connect_options import ConnectOptions
@@ -205,7 +206,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._sleepers = 0  # threads in self._cond.wait() (the callback reader)
         self._reader: threading.Thread | None = None
         self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
-        self._idle_poll = _poller(sock, "POLLIN")
+        self._pending_input = PendingInput(sock)
         self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
         self._poll_slice: float | None = None  # see enable_prompt_cancel
         self._write_poll = _poller(sock, "POLLOUT")
@@ -220,8 +221,6 @@ class BlockingConnection(OnCallTable[_Completion]):
         attempt = attempt or Connecting()
         try:
             sock = _open_socket(options, until, attempt)
-        except ClosedError:
-            raise
         except OSError as exc:
             raise calls.connect_failed(options.host, options.port, exc) from exc
         conn = cls(sock, options)
@@ -369,7 +368,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         written, so a CANCEL can never overtake it."""
         if handle is not None and handle.cancelled:
             raise CallCancelled("the call was cancelled before it was sent")
-        if not self._reading and self._table.idle and self._readable_now():
+        if not self._reading and self._table.idle and self._pending_input():
             self._read_idle()
         with self._mutex:  # a connection silent for long is PINGed by the wait that follows
             call, data = self._table.start(kind, method, args)
@@ -471,21 +470,10 @@ class BlockingConnection(OnCallTable[_Completion]):
                     self._reading = False
                     self._pass_reader_role()
 
-    def _readable_now(self) -> bool:
-        """Whether bytes (or the end) wait unread; False while another thread asks too
-        (it then reads them). Asked before a call on a connection nobody reads."""
-        if self._idle_poll is None:
-            return bool(select.select([self._sock], [], [], 0)[0])
-        try:
-            return bool(self._idle_poll.poll(0))
-        except RuntimeError:  # "concurrent poll() invocation"
-            return False
-
     def _read_idle(self) -> None:
-        """Read what arrived while no call was in flight (nobody reads then): a goodbye, or
-        the end of the stream from a server that went away. So a new request is never
-        written to a connection that is already over; the call finds it closed, as if
-        it had started a moment later, and its request provably never left."""
+        """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
+        or the end of the stream), so the call about to start finds the connection closed
+        before its request leaves, not after."""
         with self._mutex:
             if self._reading:
                 return

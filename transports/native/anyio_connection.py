@@ -16,17 +16,17 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
-import select
 import socket
 import ssl
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import TypeVar
 
 import anyio
 from anyio.abc import ByteStream, SocketAttribute
 
 from transports.native.roundtrips import Roundtrips
+from transports.pending_input import PendingInput
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
@@ -37,6 +37,10 @@ T = TypeVar("T")
 _CLOSE_GRACE = 1.0
 _IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
 Call = CallState[anyio.Event]
+
+
+def _nothing_pending() -> bool:
+    return False  # a stream without a socket of its own to ask
 
 
 def _wake(call: Call) -> None:
@@ -64,10 +68,9 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         self._reading = False
         self._waiters: dict[Call, None] = {}  # ordered: the next reader is the first
         self._raw: socket.socket | None = stream.extra(SocketAttribute.raw_socket, None)
-        self._idle_poll: select.poll | None = None
-        if self._raw is not None and hasattr(select, "poll"):
-            self._idle_poll = select.poll()
-            self._idle_poll.register(self._raw.fileno(), select.POLLIN)
+        self._pending_input: Callable[[], bool] = (
+            _nothing_pending if self._raw is None else PendingInput(self._raw)
+        )
         self.loop = LoopHandle.current()
 
     @classmethod
@@ -145,10 +148,9 @@ class AnyioConnection(Roundtrips[anyio.Event]):
     async def _send_request(
         self, kind: CallKind, method: str, args: bytes, until: float, sent: list[int] | None
     ) -> Call:
-        if not self._reading and self._table.idle and self._readable_now():
+        if not self._reading and self._table.idle and self._pending_input():
             await self._read_idle(until)
-        call, data = self._table.start(kind, method, args)
-        self._queue(self._table.keepalive_due())  # a connection idle for long is checked too
+        call, data = self._table.start(kind, method, args)  # a silent connection is PINGed by _wait
         try:
             await self._write(data, until)
         except BaseException:
@@ -264,18 +266,11 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                 except DualioError:
                     pass  # the connection has failed: every waiter knows already
 
-    def _readable_now(self) -> bool:
-        """Whether bytes, or the end of the stream, wait on the socket (asked of the
-        kernel without reading: anyio has no "read only what is there")."""
-        if self._idle_poll is not None:
-            return bool(self._idle_poll.poll(0))
-        return self._raw is not None and bool(select.select([self._raw], [], [], 0)[0])
-
     async def _read_idle(self, until: float) -> None:
-        """Read what arrived while no call was in flight (nobody reads then): a goodbye, or
-        the end of the stream from a server that went away. So a new request is never
-        written to a connection that is already over; the call finds it closed, as if
-        it had started a moment later, and its request provably never left."""
+        """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
+        or the end of the stream), so the call about to start finds the connection closed
+        before its request leaves, not after. The kernel said it is there, so the read is
+        short; anyio has no "read only what is there", hence the bound."""
         self._reading = True
         try:
             with anyio.move_on_after(min(_IDLE_READ, max(until - time.monotonic(), 0))):

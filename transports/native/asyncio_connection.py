@@ -258,7 +258,11 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                     waiter = call.waiter = loop.create_future()
                     if timeout is not None:
                         self._expire_at(loop.time() + timeout, waiter, timeout)
-                    await waiter
+                    try:
+                        await waiter
+                    finally:
+                        if not waiter.done():
+                            waiter.cancel()  # left unawaited: its deadline must find it ended
                 elif item is Next.END:
                     return
                 else:
