@@ -239,6 +239,30 @@ def test_idle_is_no_call_in_flight_and_a_moment_of_silence() -> None:
     assert table.idle
 
 
+def test_a_call_on_a_failed_connection_may_be_retried_even_after_close() -> None:
+    """A connection that failed and was then closed (the client replacing it): a call that
+    still finds it gets a retryable ClosedError, its cause the failure. One its user
+    closed gives a ClosedError that is not retryable."""
+    table, _ = open_table()
+    lost = calls.peer_closed()
+    table.fail(lost)
+    table.close()
+    with pytest.raises(ClosedError) as info:
+        table.start(CallKind.UNARY, "echo", b"")
+    assert info.value.retryable and info.value.__cause__ is lost
+    mine, _ = open_table()
+    mine.close()
+    mine.fail(calls.closed_by_user())
+    with pytest.raises(ClosedError) as info:
+        mine.start(CallKind.UNARY, "echo", b"")
+    assert not info.value.retryable
+    closing, _ = open_table()
+    closing.close()  # the goodbye is being written
+    with pytest.raises(ClosedError) as info:
+        closing.start(CallKind.UNARY, "echo", b"")
+    assert not info.value.retryable
+
+
 def test_ids_wrap_around_and_skip_zero() -> None:
     table, _ = open_table()
     table._next_id = MAX_REQUEST_ID

@@ -300,13 +300,16 @@ class CallTable(Generic[W]):
         return not self._calls and time.monotonic() - self.last_heard >= IDLE_CHECK_AFTER
 
     def check_usable(self) -> None:
-        """ClosedError unless a new call may start."""
-        if self.closing:
-            raise ClosedError("the connection is closed")
+        """ClosedError unless a new call may start. Nothing was sent, so the error is as
+        retryable as what ended the connection: a connection that failed (and was then
+        closed by the client replacing it) may be tried again elsewhere, one its user
+        closed may not."""
         if self.failure is not None:
             error = ClosedError(f"the connection is closed: {self.failure}")
-            error.retryable = self.failure.retryable  # nothing was sent: safe to try elsewhere
+            error.retryable = self.failure.retryable
             raise error from self.failure
+        if self.closing:
+            raise ClosedError("the connection is closed")
 
     def handshake_outcome(self) -> None:
         """After the handshake call is done: nothing, or the ConnectError to raise."""
