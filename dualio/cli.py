@@ -9,12 +9,14 @@ import sys
 from collections.abc import Sequence
 
 from dualio.server.config import (
+    DEFAULT_BACKLOG,
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_MAX_IN_FLIGHT_BYTES,
     DEFAULT_WRITE_BUFFER_HIGH,
+    SEQUENTIAL_BACKLOG,
 )
 from transports.version import VERSION
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
@@ -28,7 +30,10 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the reference server until SIGINT/SIGTERM")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=7878, help="0 picks a free port")
-    serve.add_argument("--model", choices=("async", "threaded"), default="async")
+    serve.add_argument("--model", choices=("async", "threaded", "sequential"), default="async",
+                       help="async: one event loop for all connections; threaded: a thread per "
+                            "connection; sequential: one connection at a time, the others wait "
+                            "in the listen backlog (default %(default)s)")
     serve.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
                        help="the async model's event loop; uvloop needs the uvloop package "
                             "(default %(default)s)")
@@ -44,6 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT,
                        help="close a connection idle (nothing received, nothing in flight) or "
                             "not reading its answers for this long; 0 = never (default %(default)s)")
+    serve.add_argument("--backlog", type=int, default=None,
+                       help="listen backlog: connections the kernel queues until accepted "
+                            f"(default {SEQUENTIAL_BACKLOG} for --model sequential, as "
+                            f"socketserver.TCPServer; {DEFAULT_BACKLOG} otherwise)")
     serve.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
                        help="open connections; more are refused with BUSY (default %(default)s)")
     serve.add_argument("--max-in-flight", type=int, default=DEFAULT_MAX_IN_FLIGHT,
@@ -113,6 +122,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not 0 <= args.port <= 65535:
             print("dualio serve: --port must be in 0..65535", file=sys.stderr)
             return 2
+        if args.backlog is not None and not 1 <= args.backlog <= 65535:
+            print(f"dualio serve: --backlog must be in 1..65535, got {args.backlog}", file=sys.stderr)
+            return 2
+        if args.model == "sequential" and args.idle_timeout == 0:
+            print("dualio serve: --model sequential needs --idle-timeout above 0 (one idle "
+                  "connection would hold the server forever)", file=sys.stderr)
+            return 2
         if args.loop != "asyncio" and args.model != "async":
             print(f"dualio serve: --loop {args.loop} needs --model async", file=sys.stderr)
             return 2
@@ -128,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 idle_timeout=args.idle_timeout, max_connections=args.max_connections,
                 max_in_flight=args.max_in_flight, max_in_flight_bytes=args.max_in_flight_bytes,
                 write_buffer_high=args.write_buffer_high,
+                backlog=args.backlog or (SEQUENTIAL_BACKLOG if args.model == "sequential"
+                                         else DEFAULT_BACKLOG),
                 tls=_server_tls(args.tls_cert, args.tls_key),
             )
             from transports.wire.frames import validate_max_frame_size

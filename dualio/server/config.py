@@ -16,6 +16,9 @@ DEFAULT_MAX_CONNECTIONS = 20_000
 DEFAULT_MAX_IN_FLIGHT = 16_384
 DEFAULT_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024
 DEFAULT_WRITE_BUFFER_HIGH = 64 * 1024
+DEFAULT_BACKLOG = 4096
+SEQUENTIAL_BACKLOG = 5
+"""The sequential model's default listen backlog: socketserver.TCPServer's request_queue_size."""
 
 
 @dataclass
@@ -26,7 +29,8 @@ class ServerConfig:
     max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT
     """Seconds from accept to a completed handshake (TLS included): an absolute deadline."""
-    backlog: int = 4096
+    backlog: int = DEFAULT_BACKLOG
+    """Connections the kernel queues for accept() (``listen``'s backlog)."""
     tls: ssl.SSLContext | None = None
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     """Open connections; one more is refused with ERROR id 0 BUSY."""

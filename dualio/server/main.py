@@ -10,7 +10,11 @@ import threading
 from collections.abc import Callable
 
 from dualio.server.async_model import AsyncServer, ServerConfig
+from dualio.server.sequential_model import SequentialServer
 from dualio.server.threaded_model import ThreadedServer
+
+MODELS = ("async", "threaded", "sequential")
+"""The server models ``dualio serve --model`` runs."""
 
 
 def _announce(host: str, port: int) -> None:
@@ -29,8 +33,9 @@ async def _serve_async(config: ServerConfig) -> None:
     await server.stop()
 
 
-def _serve_threaded(config: ServerConfig) -> None:
-    server = ThreadedServer(config)
+def _serve_blocking(server: ThreadedServer) -> None:
+    """Run a blocking model (threaded or sequential) until SIGINT/SIGTERM."""
+    config = server.config
     port = server.start()
     _announce(config.host, port)
     stop = threading.Event()
@@ -65,15 +70,20 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop]:
 
 
 def serve(config: ServerConfig, model: str, loop: str = "asyncio") -> int:
-    """Serve until SIGINT/SIGTERM; the exit status. ``loop`` (one of LOOPS) is the async
-    model's event loop; LoopUnavailable if its package is missing."""
+    """Serve until SIGINT/SIGTERM; the exit status. ``model`` is one of MODELS; ``loop``
+    (one of LOOPS) is the async model's event loop; LoopUnavailable if its package is
+    missing. ValueError for an unknown model, or a config the model refuses."""
+    if model not in MODELS:
+        raise ValueError(f"unknown server model {model!r}: choose one of {', '.join(MODELS)}")
     new_loop = loop_factory(loop)
+    blocking = (ThreadedServer(config) if model == "threaded"
+                else SequentialServer(config) if model == "sequential" else None)
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s %(message)s"
     )
     try:
-        if model == "threaded":
-            _serve_threaded(config)
+        if blocking is not None:
+            _serve_blocking(blocking)
         else:
             with asyncio.Runner(loop_factory=new_loop) as runner:
                 runner.run(_serve_async(config))
