@@ -183,6 +183,56 @@ def test_large_frames_split_anywhere(sent: list[Frame], data: st.DataObject) -> 
     assert all(type(f.payload) is bytes for f in got)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(large_frames_st, min_size=1, max_size=4), st.data())
+def test_large_payloads_received_into_their_room(sent: list[Frame], data: st.DataObject) -> None:
+    """As a transport reads: into the decoder's room while a large frame is under way
+    (any amount that fits), fed as bytes otherwise. Frames come out whole, in order,
+    and a payload's buffer is never one the caller's bytes share."""
+    stream = b"".join(encode_frame(f.kind, f.id, f.payload) for f in sent)
+    decoder = FrameDecoder()
+    got: list[Frame] = []
+    pos = 0
+    while pos < len(stream):
+        room = decoder.room()
+        if room is None:
+            size = data.draw(st.integers(1, len(stream) - pos))
+            got += decoder.feed(stream[pos : pos + size])
+        else:
+            size = data.draw(st.integers(1, min(len(room), len(stream) - pos)))
+            room[:size] = stream[pos : pos + size]
+            got += decoder.received(size)
+        pos += size
+    assert got == sent
+    assert decoder.room() is None and decoder.buffered == 0
+    assert all(type(f.payload) is bytes for f in got)
+
+
+def test_room_is_sized_from_the_header_and_bounded() -> None:
+    payload = bytes(range(256)) * ((LARGE_PAYLOAD + 1000) // 256)
+    data = encode_frame(FrameKind.RESPONSE, 3, payload)
+    decoder = FrameDecoder()
+    assert decoder.room() is None
+    assert decoder.feed(data[:100]) == []
+    room = decoder.room()
+    assert room is not None and len(room) == len(payload) - (100 - 9)
+    with pytest.raises(ValueError, match="more than the room left"):
+        decoder.received(len(room) + 1)
+    with pytest.raises(ValueError, match="more than the room left"):
+        decoder.received(0)
+    room[:] = data[100:]
+    [frame] = decoder.received(len(room))
+    assert frame == Frame(FrameKind.RESPONSE, 3, payload)
+    assert decoder.room() is None
+    # the buffer is kept for the next large frame; the frame already given out is untouched
+    assert decoder.feed(encode_frame(FrameKind.RESPONSE, 4, b"z" * len(payload))[:50]) == []
+    again = decoder.room()
+    assert again is not None
+    again[:] = b"z" * len(again)
+    assert decoder.received(len(again)) == [Frame(FrameKind.RESPONSE, 4, b"z" * len(payload))]
+    assert frame.payload == payload
+
+
 def test_a_large_frame_counts_as_buffered_and_its_kind_is_checked_first() -> None:
     payload = b"p" * (LARGE_PAYLOAD + 10)
     data = encode_frame(FrameKind.RESPONSE, 7, payload)

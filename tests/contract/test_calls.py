@@ -58,6 +58,26 @@ async def test_every_method(client: Face) -> None:
     assert await client.echo(b"after") == b"after"
 
 
+async def test_large_answers_at_once_arrive_whole_and_stay_whole(client: Face) -> None:
+    """Large payloads (each received into a buffer of its own, some of which the
+    connection keeps for the next) among small answers, many at once: every answer
+    is the right one, and none changes after it was given out."""
+    sizes = [70_000, 1 << 20, 5 << 20, 300_000, 1 << 20, 65_536, 2 << 20, 100_000]
+    got: dict[int, bytes] = {}
+    echoes: dict[int, bytes] = {}
+
+    async def fetch(i: int, size: int) -> None:
+        got[i] = await client.blob(size, seed=i, verify=False, timeout=15)
+        echoes[i] = await client.echo(b"e%d" % i)
+
+    async with anyio.create_task_group() as tg:
+        for i, size in enumerate(sizes):
+            tg.start_soon(fetch, i, size)
+    for i, size in enumerate(sizes):
+        assert got[i] == blob_bytes(size, i), f"blob {i} of {size} bytes"
+        assert echoes[i] == b"e%d" % i
+
+
 # -- timeouts -------------------------------------------------------------------------
 
 

@@ -498,12 +498,13 @@ class BlockingConnection(OnCallTable[_Completion]):
         gives it up on the way out (with ``keep_role``, only if it raises), whatever
         happens (a KeyboardInterrupt included)."""
         failure: DualioError | None = None
-        data: bytes | None = None
+        data: bytes | int | None = None
         routed = released = False
         try:
+            room = self._table.room()  # only the reader feeds the decoder
             try:
-                data = self._recv(timeout)
-                if data == b"":
+                data = self._recv(timeout, room)
+                if not data and data is not None:
                     failure = calls.peer_closed()
             except OSError as exc:
                 failure = calls.broken(exc)
@@ -511,7 +512,8 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if failure is not None:
                     self._table.fail(failure)
                 elif data:
-                    failure = self._table.receive(data)
+                    failure = (self._table.received(data) if isinstance(data, int)
+                               else self._table.receive(data))
                 routed = True
                 if failure is not None:
                     self._shutdown_socket()
@@ -612,8 +614,9 @@ class BlockingConnection(OnCallTable[_Completion]):
             return bool(poller.poll(None))
         return bool(poller.poll(max(1, int(left * 1000) + 1) if left else 0))
 
-    def _recv(self, timeout: float | None) -> bytes | None:
-        """Bytes received, ``b""`` at end of stream, None if nothing came in time."""
+    def _recv(self, timeout: float | None, room: memoryview | None) -> bytes | int | None:
+        """Bytes received (into ``room`` if given: their count), ``b""`` or 0 at end of
+        stream, None if nothing came in time."""
         if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
             timeout = self._poll_slice
         until = deadline(timeout)
@@ -622,14 +625,14 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if not self._wait_io(selectors.EVENT_READ, until, self._read_poll):
                     return None
                 try:
-                    return self._sock.recv(_RECV_SIZE)
+                    return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
                 except BlockingIOError:
                     if time.monotonic() >= until:
                         return None
         while True:  # TLS: bytes may wait decrypted inside OpenSSL, where poll cannot see them
             try:
                 with self._io_lock:
-                    return self._sock.recv(_RECV_SIZE)
+                    return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
             except (BlockingIOError, ssl.SSLWantReadError):
                 ready = self._wait_io(selectors.EVENT_READ, until, self._read_poll)
             except ssl.SSLWantWriteError:

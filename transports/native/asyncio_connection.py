@@ -3,8 +3,8 @@
 Same interface and the same guarantees as :mod:`transports.native.anyio_connection` (which runs
 on trio and on asyncio through anyio); on asyncio and uvloop this one is used
 because anyio's cancel scopes and events cost more per call than the call itself
-on loopback (docs/results.md has the numbers). Each call is one future, one
-timer and one ``transport.write``; frames are written whole by construction
+on loopback (docs/results.md has the numbers). Each call is one future and one entry
+in the connection's deadline heap; frames are written whole by construction
 (``write`` buffers them), so cancellation never leaves half a frame on the wire.
 """
 

@@ -55,6 +55,7 @@ from transports.wire.errors import (
 from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     MAX_REQUEST_ID,
+    Frame,
     FrameKind,
     encode_frame,
 )
@@ -405,6 +406,23 @@ class CallTable(Generic[W]):
             frames = self._decoder.feed(data)
         except ProtocolError as exc:
             return self.fail(exc)
+        return self._route(frames)
+
+    def room(self) -> memoryview | None:
+        """While a large frame is arriving, where the rest of its payload goes: a
+        transport may receive into it and then call :meth:`received`."""
+        if self.failure is not None:
+            return None
+        return self._decoder.room()
+
+    def received(self, count: int) -> DualioError | None:
+        """``count`` bytes were received into :meth:`room`; as :meth:`receive`."""
+        if self.failure is not None:
+            return self.failure
+        self.last_heard = time.monotonic()
+        return self._route(self._decoder.received(count))
+
+    def _route(self, frames: list[Frame]) -> DualioError | None:
         calls = self._calls
         wake = self._wake
         for kind, rid, payload in frames:

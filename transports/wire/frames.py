@@ -23,6 +23,8 @@ MIN_FRAME_LENGTH = HEADER_SIZE - LENGTH_SIZE  # kind + id
 MAX_REQUEST_ID = 0xFFFFFFFF
 LARGE_PAYLOAD = 64 * 1024
 """A frame with a payload this large or larger is collected in a buffer of its own."""
+SPARE_LIMIT = 4 * 1024 * 1024
+"""The largest payload buffer a decoder keeps for the next large frame."""
 
 
 class FrameKind(IntEnum):
@@ -78,23 +80,27 @@ class FrameDecoder:
 
     A length prefix over the limit is rejected as soon as its four bytes arrive,
     before any of the frame is buffered. After an error the decoder stays broken.
-    The payload of a large frame (``LARGE_PAYLOAD`` bytes or more) is kept as the
-    pieces it arrives in and joined once, at its end, instead of growing the stream
-    buffer chunk by chunk: one copy, into the ``bytes`` the caller gets.
+    The payload of a large frame (``LARGE_PAYLOAD`` bytes or more) gets a buffer
+    of its own, sized from its header (already checked against the limit), that a
+    transport may receive straight into (:meth:`room`, :meth:`received`); the
+    ``bytes`` the caller gets is one copy of it. After the frame, the decoder keeps
+    that buffer for the next large one if it is at most ``SPARE_LIMIT`` bytes.
     """
 
     __slots__ = (
-        "_broken", "_buffer", "_large", "_large_filled", "_large_head", "_large_size", "max_frame_size",
+        "_broken", "_buffer", "_large", "_large_filled", "_large_head", "_large_size", "_spare",
+        "max_frame_size",
     )
 
     def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
         self.max_frame_size = validate_max_frame_size(max_frame_size)
         self._buffer = bytearray()
         self._broken: ProtocolError | None = None
-        self._large: list[bytes] | None = None  # the pieces of a large frame's payload
+        self._large: memoryview | None = None  # a large frame's payload, filled so far
         self._large_size = 0
         self._large_filled = 0
         self._large_head: tuple[FrameKind, int] = (FrameKind.RESPONSE, 0)
+        self._spare: bytearray | None = None
 
     @property
     def buffered(self) -> int:
@@ -103,20 +109,62 @@ class FrameDecoder:
             return HEADER_SIZE + self._large_filled
         return len(self._buffer)
 
+    def room(self) -> memoryview | None:
+        """Where the rest of a large frame's payload goes, while one is under way:
+        a transport may receive into it and then call :meth:`received`."""
+        large = self._large
+        return None if large is None else large[self._large_filled :]
+
+    def received(self, count: int) -> list[Frame]:
+        """``count`` bytes were written at the start of :meth:`room`."""
+        if self._large is None or not 0 < count <= self._large_size - self._large_filled:
+            raise ValueError(f"received {count} bytes, more than the room left")
+        self._large_filled += count
+        if self._large_filled < self._large_size:
+            return []
+        return [self._large_done()]
+
+    def _large_done(self) -> Frame:
+        large = self._large
+        assert large is not None
+        payload = bytes(large)
+        self._large = None
+        base = large.obj
+        large.release()
+        if isinstance(base, bytearray) and len(base) <= SPARE_LIMIT:
+            self._spare = base
+        return _frame(Frame, (*self._large_head, payload))
+
+    def _large_start(self, kind: FrameKind, request_id: int, size: int, first: memoryview) -> None:
+        spare = self._spare
+        if spare is not None and size <= len(spare):
+            self._spare = None
+            large = memoryview(spare)[:size]
+        else:
+            large = memoryview(bytearray(size))
+        filled = len(first)
+        large[:filled] = first
+        self._large_head = (kind, request_id)
+        self._large = large
+        self._large_size = size
+        self._large_filled = filled
+
     def feed(self, data: bytes) -> list[Frame]:
         if self._broken is not None:
             raise self._broken
         frames: list[Frame] = []
         large = self._large
         if large is not None:
-            taken = self._fill(large, data)
+            filled = self._large_filled
+            take = min(self._large_size - filled, len(data))
+            large[filled : filled + take] = data if take == len(data) else memoryview(data)[:take]
+            self._large_filled = filled + take
             if self._large_filled < self._large_size:
                 return frames  # still short of its end
-            frames.append(Frame(*self._large_head, b"".join(large)))
-            self._large = None
-            if taken == len(data):
+            frames.append(self._large_done())
+            if take == len(data):
                 return frames
-            data = data[taken:]
+            data = data[take:]
         buffer = self._buffer
         if buffer:
             buffer += data
@@ -143,10 +191,9 @@ class FrameDecoder:
                 if frame_kind is None:
                     raise ProtocolError(f"unknown frame kind {kind}")
                 if end > size:  # a large frame's start: its payload gets a buffer of its own
-                    self._large_head = (frame_kind, request_id)
-                    self._large = [bytes(source[pos + HEADER_SIZE :])]
-                    self._large_size = length - MIN_FRAME_LENGTH
-                    self._large_filled = size - pos - HEADER_SIZE
+                    with memoryview(source) as view:
+                        self._large_start(frame_kind, request_id, length - MIN_FRAME_LENGTH,
+                                          view[pos + HEADER_SIZE :])
                     buffer.clear()
                     return frames
                 payload = source[pos + HEADER_SIZE : end]
@@ -164,10 +211,3 @@ class FrameDecoder:
         elif pos < size:
             buffer += data[pos:] if pos else data
         return frames
-
-    def _fill(self, large: list[bytes], data: bytes) -> int:
-        """Keep what ``data`` holds of the large payload; the bytes taken."""
-        take = min(self._large_size - self._large_filled, len(data))
-        large.append(data if take == len(data) else data[:take])
-        self._large_filled += take
-        return take
