@@ -93,7 +93,7 @@ class AsyncClient(AsyncServiceMethods):
         self.on_response = on_response
         self._lazy = lazy
         self._life = Lifecycle(f"{host}:{port}", on_state)
-        self._lock: anyio.Lock | None = None  # made on the loop: one task (re)connects at a time
+        self._lock: anyio.Lock | None = None  # one task (re)connects at a time; made when first needed
         self._loop: LoopHandle | None = None
         self._connecting: anyio.CancelScope | None = None
         self.host = host
@@ -123,7 +123,6 @@ class AsyncClient(AsyncServiceMethods):
             raise UsageError("this AsyncClient was already opened; make a new one")
         self._opened = True
         self._loop = loop
-        self._lock = anyio.Lock()
         if not self._lazy:
             self._conn = await self._connect(calls.deadline(self._options.connect_timeout))
             self._life.connected()
@@ -196,12 +195,15 @@ class AsyncClient(AsyncServiceMethods):
         if not self._opened:
             raise UsageError("the client is not open: use 'async with AsyncClient(...)'")
         self._life.check_open()
-        assert self._loop is not None and self._lock is not None
+        assert self._loop is not None
         if not self._loop.is_current():
             raise UsageError("this AsyncClient belongs to another event loop (or none is running)")
+        lock = self._lock
+        if lock is None:
+            lock = self._lock = anyio.Lock()
         try:
             with anyio.fail_after(calls.remaining(until)):
-                await self._lock.acquire()
+                await lock.acquire()
         except TimeoutError:
             raise calls.call_timeout() from None
         try:
@@ -232,4 +234,4 @@ class AsyncClient(AsyncServiceMethods):
             self._conn = fresh
             return fresh
         finally:
-            self._lock.release()
+            lock.release()
