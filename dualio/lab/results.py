@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dualio.lab import summary
 from dualio.lab.drivers import Outcome, Workload
 from transports.wire.methods import ServerStats
+
+# The numeric fields measured once per round; a cell holds their median over its rounds.
+METRICS = (
+    "wall_s", "ops_per_s", "p50_ms", "p99_ms", "client_cpu_us", "server_cpu_us", "peak_threads",
+    "peak_rss_mb", "server_rss_mb", "mb_per_s", "kb_per_conn", "model_s", "ratio",
+)
+# Counts of calls that went wrong: a cell holds their sum over its rounds.
+COUNTS = ("errors", "wrong", "limited")
 
 
 @dataclass
@@ -26,7 +36,8 @@ class Cell:
     client_cpu_us: float | None = None  # the lab process's CPU per call (the client's own work)
     server_cpu_us: float | None = None  # the server process's CPU per call (None: not ours to read)
     peak_threads: int | None = None
-    peak_rss_mb: float | None = None
+    peak_rss_mb: float | None = None  # the lab (client) process's peak resident memory
+    server_rss_mb: float | None = None  # the server process's peak resident memory in the cell
     errors: int = 0
     wrong: int = 0
     limited: int = 0
@@ -36,13 +47,50 @@ class Cell:
     ratio: float | None = None
     note: str = ""
     skipped: bool = False
+    rounds: int = 0  # rounds measured; each numeric metric above is their median
+    samples: dict[str, list[float]] = field(default_factory=dict)  # metric -> one value per round
+    interval: dict[str, tuple[float, float]] = field(default_factory=dict)  # metric -> (low, high)
 
     @property
     def lost(self) -> bool:
         return not self.skipped and (self.errors > 0 or self.wrong > 0)
 
+    def values(self, metric: str) -> list[float]:
+        """The per-round values of ``metric``, or its one value for a cell without samples."""
+        if metric in self.samples:
+            return self.samples[metric]
+        value = getattr(self, metric)
+        return [] if value is None else [value]
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["interval"] = {metric: list(pair) for metric, pair in self.interval.items()}
+        return data
+
+
+def summarise(cell: Cell, rounds: Sequence[Cell]) -> Cell:
+    """Fill ``cell`` from its rounds: the median and spread of each metric, the sum of each count.
+
+    A round that failed before measuring a metric leaves no value for it, so a sample
+    list may be shorter than ``rounds``.
+    """
+    cell.rounds = len(rounds)
+    cell.samples, cell.interval = {}, {}
+    for metric in METRICS:
+        values = [v for v in (getattr(r, metric) for r in rounds) if v is not None]
+        if not values:
+            setattr(cell, metric, None)
+            continue
+        middle = summary.median(values)
+        setattr(cell, metric, round(middle) if metric == "peak_threads" else middle)
+        cell.samples[metric] = values
+        cell.interval[metric] = summary.spread(values)
+    for count in COUNTS:
+        setattr(cell, count, sum(getattr(r, count) for r in rounds))
+    notes = list(dict.fromkeys(r.note for r in rounds if r.note))
+    if notes:
+        cell.note = "; ".join(notes)
+    return cell
 
 
 def percentile(values: list[float], fraction: float) -> float | None:

@@ -1,8 +1,10 @@
-"""Peak OS threads and resident memory of this process while a measurement runs."""
+"""Peak OS threads and resident memory of this process (and, if asked, of the server's)
+while a measurement runs."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 
@@ -22,15 +24,19 @@ def _status() -> tuple[int, int]:
 
 
 class PeakSampler:
-    """``with PeakSampler() as peak: ...`` then ``peak.threads``, ``peak.rss``.
+    """``with PeakSampler() as peak: ...`` then ``peak.threads``, ``peak.rss``, and
+    ``peak.server_rss`` (0 when no ``server_rss`` reader was given or it read nothing).
 
     Samples every ``interval`` seconds on one thread of its own (not counted).
     """
 
-    def __init__(self, interval: float = 0.01) -> None:
+    def __init__(self, interval: float = 0.01,
+                 server_rss: Callable[[], int | None] | None = None) -> None:
         self.interval = interval
         self.threads = 0
         self.rss = 0
+        self.server_rss = 0
+        self._read_server_rss = server_rss
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="lab-sampler", daemon=True)
 
@@ -38,6 +44,8 @@ class PeakSampler:
         threads, rss = _status()
         self.threads = max(self.threads, threads - 1)
         self.rss = max(self.rss, rss)
+        if self._read_server_rss is not None:
+            self.server_rss = max(self.server_rss, self._read_server_rss() or 0)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
