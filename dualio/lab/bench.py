@@ -1,23 +1,36 @@
-"""``dualio bench``: run the lab's scenarios against the reference server."""
+"""``dualio bench``: run the lab's scenarios against the reference server, K rounds each.
+
+Round r measures every cell once, in the same order, before round r + 1 starts, so
+drift on the machine (a neighbour's load, a warming CPU) hits every mode alike. A
+cell keeps the median of its rounds and a spread around it (:mod:`dualio.lab.summary`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import datetime
-import platform
+import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
+import anyio
+
+from dualio import AsyncClient
+from dualio.lab import charts, metadata, report, summary
 from dualio.lab import models as model_runs
-from dualio.lab import report
+from dualio.lab.drivers import Workload
 from dualio.lab.goals import evaluate, print_goals
 from dualio.lab.modes import Mode, all_modes
-from dualio.lab.operations import WordCount
-from dualio.lab.results import Cell, check_server, fill
+from dualio.lab.operations import Echo, Operation, WordCount
+from dualio.lab.results import METRICS, Cell, check_server, fill, summarise
 from dualio.lab.sampler import PeakSampler
 from dualio.lab.scenarios import (
     SCENARIOS,
@@ -44,17 +57,65 @@ _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "blob": blob,
 }
 BOTH_SERVER_MODELS = ("echo", "blob")
+QUICK_REPEAT, FULL_REPEAT = 3, 5
+LONG_REPEAT = 3  # rounds for a long cell, at most
+LONG_CELL_S = 10.0  # a cell modelled to take this long, or whose first round did, is long
+LONG_N = 10_000  # fan-out, echo and word-count cells of this many calls are long
+WARMUP_CALLS = 200  # sequential echo calls per mode and server before round 1, not recorded
+SLOWDOWN_VARIABLE = "DUALIO_LAB_SLOWDOWN_S"  # a test hook: seconds added to every SDK call
 
 
 class BenchError(Exception):
     """A one-line reason the bench cannot run."""
 
 
+class Terminated(BaseException):
+    """SIGTERM: unwinds like Ctrl-C, so the servers are stopped and what finished is written."""
+
+
+class ServerGone(Exception):
+    """The server stopped answering the lab's own ``stats`` calls: no later cell can run.
+
+    ``cells`` are the round's measurements so far, failed ones included."""
+
+    def __init__(self, reason: str, cells: list[Cell]) -> None:
+        super().__init__(reason)
+        self.cells = cells
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """How many times each cell runs: ``repeat`` (K), and at most ``long`` for a long cell."""
+
+    repeat: int
+    long: int
+
+    @classmethod
+    def choose(cls, repeat: int | None, quick: bool) -> Rounds:
+        k = repeat if repeat is not None else QUICK_REPEAT if quick else FULL_REPEAT
+        if k < 1:
+            raise BenchError(f"--repeat must be >= 1, not {k}")
+        return cls(k, min(k, LONG_REPEAT))
+
+    def for_cell(self, cell: Cell) -> int:
+        return self.long if is_long(cell) else self.repeat
+
+
+def is_long(cell: Cell) -> bool:
+    """The biggest, slowest cells, which run at most ``Rounds.long`` rounds."""
+    return (cell.scenario == "models"
+            or (cell.scenario in ("fanout", "echo", "wordcount") and cell.total >= LONG_N)
+            or (cell.model_s or 0.0) >= LONG_CELL_S)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", default="all",
                         help=f"comma-separated: {', '.join(SCENARIOS)}, or all")
     parser.add_argument("--modes", default="all", help="comma-separated mode names, or all")
-    parser.add_argument("--quick", action="store_true", help="a run of about a minute")
+    parser.add_argument("--quick", action="store_true", help="a run of a few minutes")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help=f"rounds per cell (default {QUICK_REPEAT} with --quick, {FULL_REPEAT} "
+                             f"without; the longest cells run at most {LONG_REPEAT})")
     parser.add_argument("--workers", type=int, default=None,
                         help="also measure an emulated pool of W workers")
     parser.add_argument("--ns", default=None, help="fan-out sizes, e.g. 10,100,1000")
@@ -66,13 +127,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="results", help="folder for the results")
 
 
-def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan]:
+def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan, Rounds]:
     scenarios = list(SCENARIOS) if args.scenario == "all" else args.scenario.split(",")
     unknown = [s for s in scenarios if s not in SCENARIOS]
     if unknown:
         raise BenchError(f"unknown scenario {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
     if args.workers is not None and args.workers < 1:
         raise BenchError("--workers must be >= 1")
+    rounds = Rounds.choose(args.repeat, args.quick)
     modes = all_modes(args.workers)
     if args.modes != "all":
         names = args.modes.split(",")
@@ -94,153 +156,209 @@ def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan]:
         if not 0 <= args.delay <= 60:
             raise BenchError("--delay must be in 0..60 seconds")
         plan = dataclasses.replace(plan, fanout_delay=args.delay)
-    return scenarios, modes, plan
+    return scenarios, modes, plan, rounds
 
 
-def run(args: argparse.Namespace) -> int:
+def slowdown_seconds() -> float:
+    """``$DUALIO_LAB_SLOWDOWN_S``: a delay added to every SDK call (0 when unset)."""
+    text = os.environ.get(SLOWDOWN_VARIABLE, "")
+    if not text:
+        return 0.0
     try:
-        scenarios, modes, plan = _choose(args)
-    except BenchError as exc:
-        print(f"dualio bench: {exc}", file=sys.stderr)
-        return 2
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) / f"bench-{stamp}"
-    out.mkdir(parents=True, exist_ok=True)
-    cells: list[Cell] = []
-    meta = {
-        "command": " ".join(["dualio bench", *sys.argv[2:]]) if len(sys.argv) > 1 else "dualio bench",
-        "python": platform.python_version(), "machine": platform.machine(),
-        "cpus": __import__("os").cpu_count(), "quick": args.quick, "scenarios": scenarios,
-    }
-    raise_fd_limit()
-    # SIGTERM unwinds like Ctrl-C, so the servers this run started are stopped too.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    models_wanted = ["async", "threaded"] if args.server_model == "both" else [args.server_model]
-    if not any(s in BOTH_SERVER_MODELS for s in scenarios) and "async" in models_wanted:
-        models_wanted = ["async"]
-    with ExitStack() as stack:
-        servers: dict[str, ServerProcess | None] = {}
-        addresses: dict[str, tuple[str, int]] = {}
-        try:
-            if args.host is None:
-                for model in models_wanted:
-                    process = stack.enter_context(ServerProcess(model))
-                    servers[model] = process
-                    addresses[model] = (process.host, process.port)
-            else:
-                models_wanted = ["external"]
-                servers["external"] = None
-                addresses["external"] = (args.host, args.port)
-            stats = {name: stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
-                     for name, address in addresses.items()}
-        except (ServerProcessError, DualioError) as exc:
-            print(f"dualio bench: cannot reach the server: {exc}", file=sys.stderr)
-            return 2
-        meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}
-        cells = _run_jobs(scenarios, modes, plan, models_wanted, addresses, stats, servers)
-        if "models" in scenarios:
-            main_server = models_wanted[0]
-            cells += _run_models(plan, *addresses[main_server], main_server)
-    goals = evaluate(cells)
-    report.print_tables(cells, [s for s in SCENARIOS if s in scenarios])
-    print_goals(goals)
-    chart_note = report.fanout_chart(out / "fanout.png", cells) if "fanout" in scenarios else ""
-    meta["goals"] = [goal.__dict__ for goal in goals]
-    report.write_json(out / "results.json", cells, meta)
-    (out / "results.md").write_text(report.markdown(cells, [s for s in SCENARIOS if s in scenarios]))
-    if chart_note:
-        print(chart_note)
-    for cell in (c for c in cells if c.limited):
-        print(f"limit: {cell.scenario} {cell.case} {cell.mode} ({cell.server}): {cell.limited} of "
-              f"{cell.total} calls stopped: {cell.note}")
-    lost = [c for c in cells if c.lost]
-    chart = ", fanout.png" if "fanout" in scenarios and not chart_note else ""
-    print(f"\nresults written to {out}/ (results.json, results.md{chart})")
-    if lost:
-        print(f"\n!!! {len(lost)} measurements LOST OR MISROUTED CALLS — see the red rows:",
-              file=sys.stderr)
-        for cell in lost:
-            print(f"!!!   {cell.scenario} {cell.case} {cell.mode}: errors={cell.errors} "
-                  f"wrong={cell.wrong} {cell.note}", file=sys.stderr)
-        return 1
-    return 0
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 10:
+        raise BenchError(f"${SLOWDOWN_VARIABLE} must be seconds in 0..10, not {text!r}")
+    return value
 
 
-def _progress(total: int) -> tuple[Callable[[str], None], Callable[[], None]]:
-    try:
-        from rich.progress import Progress
-    except ImportError:
-        count = [0]
+@dataclass
+class SlowedOperation:
+    """An operation that sleeps ``seconds`` before each call: the slowdown test hook."""
 
-        def step_plain(label: str) -> None:
-            count[0] += 1
-            print(f"[{count[0]}/{total}] {label}", file=sys.stderr, flush=True)
+    inner: Operation
+    seconds: float
+    name: str = ""
+    per_request_connection: bool = False
 
-        return step_plain, lambda: None
-    progress = Progress(transient=True)
-    progress.start()
-    task = progress.add_task("lab", total=total)
+    def run_sync(self, client: Client, index: int) -> bool:
+        time.sleep(self.seconds)
+        return self.inner.run_sync(client, index)
 
-    def step(label: str) -> None:
-        progress.update(task, description=label[:60])
-        progress.advance(task)
-
-    return step, progress.stop
+    async def run_async(self, client: AsyncClient, index: int) -> bool:
+        await anyio.sleep(self.seconds)
+        return await self.inner.run_async(client, index)
 
 
-def _run_jobs(
-    scenarios: Sequence[str], modes: list[Mode], plan: Plan, server_models: list[str],
-    addresses: dict[str, tuple[str, int]], stats: dict[str, Client],
-    servers: dict[str, ServerProcess | None],
-) -> list[Cell]:
-    jobs = [job for name in SCENARIOS if name in _BUILDERS and name in scenarios
-            for job in _BUILDERS[name](plan, modes, server_models)]
-    cells: list[Cell] = []
-    step, done = _progress(len(jobs))
-    per_call: dict[str, float] = {}
-    try:
-        for job in jobs:
-            cell, mode = job.cell, job.mode
-            step(f"{cell.scenario} {cell.case} {mode.name} ({job.server})")
-            cells.append(cell)
-            if cell.skipped:
-                continue
-            missing = mode.missing()
-            if missing:
-                cell.skipped, cell.note = True, f"skipped: {missing}"
-                continue
-            process = servers[job.server]
-            if process is not None and not process.alive:
-                cell.errors, cell.note = job.work.total, "the server process died"
-                continue
-            if cell.scenario == "fanout" and mode.name in per_call and not cell.model_s:
-                cell.model_s = native_model(cell.total, cell.delay, per_call[mode.name])
-            stats_client = stats[job.server]
+def slowed(op: Operation, seconds: float) -> Operation:
+    if seconds <= 0:
+        return op
+    return SlowedOperation(op, seconds, op.name, op.per_request_connection)
+
+
+def _fresh(template: Cell) -> Cell:
+    """A cell for one round: the template's description, nothing measured yet."""
+    fresh = dataclasses.replace(template, samples={}, interval={})
+    for metric in METRICS:
+        if metric != "model_s":
+            setattr(fresh, metric, None)
+    return fresh
+
+
+def _fresh_op(op: Operation) -> Operation:
+    """The operation for one round: a word count starts each round with an empty table."""
+    if isinstance(op, WordCount):
+        return WordCount(op.count, op.wait, per_request_connection=op.per_request_connection)
+    return op
+
+
+@dataclass
+class Series:
+    """One cell of the tables and the rounds measured for it so far."""
+
+    cell: Cell
+    rounds: list[Cell] = field(default_factory=list)
+
+    def result(self) -> Cell:
+        return self.cell if self.cell.skipped else summarise(self.cell, self.rounds)
+
+
+@dataclass
+class Unit:
+    """What one round runs once: a job (one cell) or a model (its two cells)."""
+
+    label: str
+    series: list[Series]
+    measure: Callable[[], list[Cell]]
+    repeats: int
+
+
+class Progress:
+    """A transient bar on a terminal; otherwise one plain line per finished measurement."""
+
+    def __init__(self, units: Sequence[Unit]) -> None:
+        self.units = units
+        self.done = 0
+        self._bar: Any = None
+        self._task: Any = None
+        if sys.stdout.isatty() and sys.stderr.isatty():
             try:
-                before = stats_client.stats(timeout=10)
-                server_cpu = None if process is None else process.cpu_seconds()
-                with PeakSampler() as peak:
-                    baseline = peak.rss
-                    outcome = mode.run(*addresses[job.server], job.work, job.op)
-                fill(cell, outcome, peak.threads, peak.rss, baseline, job.payload_bytes,
-                     job.connections)
-                if server_cpu is not None and outcome.latencies:
-                    server_used = process.cpu_seconds()  # type: ignore[union-attr]
-                    if server_used is not None:
-                        cell.server_cpu_us = (server_used - server_cpu) / len(outcome.latencies) * 1e6
-                check_server(cell, before, stats_client.stats(timeout=10), job.work)
-                if isinstance(job.op, WordCount):
-                    _check_words(cell, job.op)
-            except Exception as exc:  # one failed cell must not lose the others
-                cell.errors = max(cell.errors, 1)
-                cell.note = f"{type(exc).__name__}: {exc}"
-                if isinstance(exc, DualioError) and stats_client.closed:
-                    break
-            if cell.scenario == "throughput" and cell.case.startswith("concurrent") and cell.ops_per_s:
-                per_call[mode.name] = 1 / cell.ops_per_s
-    finally:
-        done()
-    return cells
+                from rich.progress import Progress as RichProgress
+            except ImportError:
+                return
+            self._bar = RichProgress(transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task("lab", total=self.total)
+
+    @property
+    def total(self) -> int:
+        return sum(unit.repeats for unit in self.units)
+
+    def starting(self, label: str) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, description=label[:60], total=self.total)
+
+    def finished(self, label: str, round_index: int, repeats: int, seconds: float) -> None:
+        self.done += 1
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, total=self.total)
+            return
+        print(f"[{self.done}/{self.total}] {label}, round {round_index + 1}/{repeats}: {seconds:.2f} s",
+              file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+class Lab:
+    """The servers of one run and the measurement of one round of a job or a model."""
+
+    def __init__(self, plan: Plan, servers: dict[str, ServerProcess | None],
+                 addresses: dict[str, tuple[str, int]], stats: dict[str, Client], slowdown: float) -> None:
+        self.plan = plan
+        self.servers = servers
+        self.addresses = addresses
+        self.stats = stats
+        self.slowdown = slowdown
+        self.per_call: dict[str, float] = {}  # mode -> CPU cost per call, from concurrent throughput
+
+    def warm_up(self, pairs: Sequence[tuple[Mode, str]]) -> None:
+        """A short unrecorded run of each mode against each server it will meet: imports,
+        first connections and caches are paid here, not by round 1's first cells."""
+        for mode, server in pairs:
+            try:
+                mode.run(*self.addresses[server], Workload(WARMUP_CALLS, 1, 0.0), Echo(0.0))
+            except Exception as exc:  # the cells will fail and say why
+                print(f"warm-up: {mode.name} ({server}): {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    def job_round(self, job: Job) -> Cell:
+        cell, mode = _fresh(job.cell), job.mode
+        process = self.servers[job.server]
+        if process is not None and not process.alive:
+            cell.errors, cell.note = job.work.total, "the server process died"
+            return cell
+        if cell.scenario == "fanout" and mode.name in self.per_call and not job.cell.model_s:
+            cell.model_s = native_model(cell.total, cell.delay, self.per_call[mode.name])
+        op = _fresh_op(job.op)
+        stats_client = self.stats[job.server]
+        asking = True  # the lab's own stats call, not the measured calls, is under way
+        try:
+            before = stats_client.stats(timeout=10)
+            asking = False
+            server_cpu = None if process is None else process.cpu_seconds()
+            peak_reset = process is not None and process.reset_peak_rss()
+            sampled = None if process is None or peak_reset else process.rss_bytes
+            with PeakSampler(server_rss=sampled) as peak:
+                baseline = peak.rss
+                outcome = mode.run(*self.addresses[job.server], job.work, slowed(op, self.slowdown))
+            fill(cell, outcome, peak.threads, peak.rss, baseline, job.payload_bytes, job.connections)
+            if process is not None:
+                self._server_use(cell, process, server_cpu, peak_reset, peak.server_rss,
+                                 len(outcome.latencies))
+            asking = True
+            after = stats_client.stats(timeout=10)
+            asking = False
+            check_server(cell, before, after, job.work)
+            if isinstance(op, WordCount):
+                _check_words(cell, op)
+        except Exception as exc:  # one failed cell must not lose the others
+            cell.errors = max(cell.errors, 1)
+            cell.note = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, DualioError) and (asking or stats_client.closed):
+                raise ServerGone(str(exc), [cell]) from exc
+        if cell.scenario == "throughput" and cell.case.startswith("concurrent") and cell.ops_per_s:
+            self.per_call[mode.name] = 1 / cell.ops_per_s
+        return cell
+
+    @staticmethod
+    def _server_use(cell: Cell, process: ServerProcess, cpu_before: float | None, peak_reset: bool,
+                    sampled_rss: int, calls: int) -> None:
+        """The server's CPU per call and resident-memory peak over the cell."""
+        cpu_after = process.cpu_seconds()
+        if cpu_before is not None and cpu_after is not None and calls:
+            cell.server_cpu_us = (cpu_after - cpu_before) / calls * 1e6
+        peak = process.peak_rss_bytes() if peak_reset else sampled_rss
+        cell.server_rss_mb = peak / 2**20 if peak else None
+
+    def model_round(self, model: str, templates: tuple[Cell, Cell], server: str) -> list[Cell]:
+        cpu_cell, io_cell = (_fresh(t) for t in templates)
+        host, port = self.addresses[server]
+        result = model_runs.measure(model, host, port, self.plan.models_calls, self.plan.models_delay)
+        if "error" in result:
+            for cell in (cpu_cell, io_cell):
+                cell.errors, cell.note = 1, str(result["error"])
+            return [cpu_cell, io_cell]
+        cpu_cell.wall_s = float(result["cpu_s"])  # type: ignore[arg-type]
+        io_cell.wall_s = float(result["io_s"])  # type: ignore[arg-type]
+        for cell in (cpu_cell, io_cell):
+            cell.ops_per_s = cell.total / cell.wall_s if cell.wall_s else None
+            if not result["ok"]:
+                cell.wrong = 1
+                cell.note = "a result did not check out"
+        return [cpu_cell, io_cell]
 
 
 def _check_words(cell: Cell, op: WordCount) -> None:
@@ -253,32 +371,245 @@ def _check_words(cell: Cell, op: WordCount) -> None:
         cell.note = f"{op.counted} words; top: {top} …"
 
 
-def _run_models(plan: Plan, host: str, port: int, server: str) -> list[Cell]:
-    cells: list[Cell] = []
-    for model in model_runs.MODELS:
-        print(f"models: {model} ...", file=sys.stderr, flush=True)
-        io_cell = Cell("models", "I/O-bound", model, server, plan.models_calls,
-                       plan.models_calls, plan.models_delay)
-        cpu_cell = Cell("models", "CPU-bound", model, server, plan.models_calls,
-                        plan.models_calls, 0.0)
-        cells += [cpu_cell, io_cell]
-        reason = model_runs.missing(model)
-        if reason:
-            for cell in (cpu_cell, io_cell):
-                cell.skipped, cell.note = True, f"skipped: {reason}"
+def _units(lab: Lab, scenarios: Sequence[str], modes: list[Mode], rounds: Rounds,
+           server_models: list[str]) -> tuple[list[Series], list[Unit], list[tuple[Mode, str]]]:
+    """Every cell in table order, what each round runs, and the (mode, server) pairs to warm up."""
+    plan = lab.plan
+    jobs = [job for name in SCENARIOS if name in _BUILDERS and name in scenarios
+            for job in _BUILDERS[name](plan, modes, server_models)]
+    series: list[Series] = []
+    units: list[Unit] = []
+    warm: dict[tuple[str, str], tuple[Mode, str]] = {}
+    for job in jobs:
+        mine = Series(job.cell)
+        series.append(mine)
+        missing = job.mode.missing()
+        if missing and not job.cell.skipped:
+            job.cell.skipped, job.cell.note = True, f"skipped: {missing}"
+        if job.cell.skipped:
             continue
-        result = model_runs.measure(model, host, port, plan.models_calls, plan.models_delay)
-        if "error" in result:
-            for cell in (cpu_cell, io_cell):
-                cell.errors, cell.note = 1, str(result["error"])
-            continue
-        cpu_cell.wall_s = float(result["cpu_s"])  # type: ignore[arg-type]
-        io_cell.wall_s = float(result["io_s"])  # type: ignore[arg-type]
-        for cell in (cpu_cell, io_cell):
-            cell.ops_per_s = cell.total / cell.wall_s if cell.wall_s else None
-            if not result["ok"]:
-                cell.wrong = 1
-                cell.note = "a result did not check out"
-        if model == "sequential":
-            io_cell.model_s = plan.models_calls * plan.models_delay
-    return cells
+        warm.setdefault((job.mode.name, job.server), (job.mode, job.server))
+        units.append(_job_unit(lab, job, mine, rounds.for_cell(job.cell)))
+    if "models" in scenarios:
+        server = server_models[0]
+        for model in model_runs.MODELS:
+            templates = (Cell("models", "CPU-bound", model, server, plan.models_calls,
+                              plan.models_calls, 0.0),
+                         Cell("models", "I/O-bound", model, server, plan.models_calls,
+                              plan.models_calls, plan.models_delay))
+            if model == "sequential":
+                templates[1].model_s = plan.models_calls * plan.models_delay
+            pair = [Series(t) for t in templates]
+            series += pair
+            reason = model_runs.missing(model)
+            if reason:
+                for t in templates:
+                    t.skipped, t.note = True, f"skipped: {reason}"
+                continue
+            units.append(_model_unit(lab, model, templates, server, pair, rounds.for_cell(templates[0])))
+    return series, units, list(warm.values())
+
+
+def _job_unit(lab: Lab, job: Job, mine: Series, repeats: int) -> Unit:
+    def measure() -> list[Cell]:
+        return [lab.job_round(job)]
+
+    label = f"{job.cell.scenario} {job.cell.case} {job.mode.name} ({job.server})"
+    return Unit(label, [mine], measure, repeats)
+
+
+def _model_unit(lab: Lab, model: str, templates: tuple[Cell, Cell], server: str, pair: list[Series],
+                repeats: int) -> Unit:
+    def measure() -> list[Cell]:
+        return lab.model_round(model, templates, server)
+
+    return Unit(f"models {model} ({server})", pair, measure, repeats)
+
+
+def _run_rounds(units: Sequence[Unit], rounds: Rounds, progress: Progress) -> None:
+    for round_index in range(max((u.repeats for u in units), default=0)):
+        for unit in units:
+            if round_index >= unit.repeats:
+                continue
+            progress.starting(unit.label)
+            started = time.perf_counter()
+            try:
+                measured = unit.measure()
+            except ServerGone as gone:
+                for mine, cell in zip(unit.series, gone.cells, strict=False):
+                    mine.rounds.append(cell)
+                raise
+            for mine, cell in zip(unit.series, measured, strict=True):
+                mine.rounds.append(cell)
+            took = time.perf_counter() - started
+            if round_index == 0 and took >= LONG_CELL_S:
+                unit.repeats = min(unit.repeats, rounds.long)
+            progress.finished(unit.label, round_index, unit.repeats, took)
+
+
+class Interrupts:
+    """Ctrl-C and SIGTERM: first they stop the measurements (KeyboardInterrupt, Terminated);
+    once :meth:`defer` is called they only ask for patience while the results are written."""
+
+    def __init__(self) -> None:
+        self.deferred = 0
+        self._previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def catch(self) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, self._terminate)
+
+    @staticmethod
+    def _terminate(signum: int, frame: FrameType | None) -> None:
+        raise Terminated()
+
+    def defer(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._later)
+
+    def _later(self, signum: int, frame: FrameType | None) -> None:
+        self.deferred += 1
+        print("dualio bench: stopping the servers and writing what finished; one moment",
+              file=sys.stderr, flush=True)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], plan: Plan,
+             rounds: Rounds, slowdown: float, meta: dict[str, Any], interrupts: Interrupts,
+             series: list[Series]) -> None:
+    """Start the servers, warm up, run the rounds; ``series`` fills as rounds finish."""
+    models_wanted = ["async", "threaded"] if args.server_model == "both" else [args.server_model]
+    if not any(s in BOTH_SERVER_MODELS for s in scenarios) and "async" in models_wanted:
+        models_wanted = ["async"]
+    with ExitStack() as stack:
+        try:
+            servers: dict[str, ServerProcess | None] = {}
+            addresses: dict[str, tuple[str, int]] = {}
+            try:
+                if args.host is None:
+                    for model in models_wanted:
+                        process = stack.enter_context(ServerProcess(model))
+                        servers[model] = process
+                        addresses[model] = (process.host, process.port)
+                else:
+                    models_wanted = ["external"]
+                    servers["external"] = None
+                    addresses["external"] = (args.host, args.port)
+                stats = {name: stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
+                         for name, address in addresses.items()}
+            except (ServerProcessError, DualioError) as exc:
+                raise BenchError(f"cannot reach the server: {exc}") from exc
+            meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}
+            lab = Lab(plan, servers, addresses, stats, slowdown)
+            found, units, warm = _units(lab, scenarios, modes, rounds, models_wanted)
+            series += found
+            progress = Progress(units)
+            try:
+                lab.warm_up(warm)
+                _run_rounds(units, rounds, progress)
+            except ServerGone as exc:
+                print(f"dualio bench: the server stopped answering ({exc}); the remaining cells "
+                      "were not measured", file=sys.stderr)
+            finally:
+                progress.stop()
+        except BaseException:
+            interrupts.defer()  # the servers stop and the files are written whatever comes next
+            raise
+
+
+def _draw_charts(folder: Path, cells: Sequence[Cell]) -> list[str]:
+    """Every chart of the run into ``folder``; one note per chart not drawn."""
+    _, notes = charts.write_all(folder, cells)
+    return notes
+
+
+def _header(rounds: Rounds, slowdown: float) -> None:
+    if rounds.repeat > 1:
+        print(f"{rounds.repeat} rounds per cell ({rounds.long} for the longest), interleaved: round r "
+              "measures every cell before round r+1")
+    if slowdown:
+        print(f"${SLOWDOWN_VARIABLE}={slowdown:g}: every SDK call sleeps {slowdown:g} s first "
+              "(a test hook; these are not real measurements)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        scenarios, modes, plan, rounds = _choose(args)
+        slowdown = slowdown_seconds()
+    except BenchError as exc:
+        print(f"dualio bench: {exc}", file=sys.stderr)
+        return 2
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) / f"bench-{stamp}"
+    out.mkdir(parents=True, exist_ok=True)
+    argv = getattr(args, "argv", None) or ["bench", *sys.argv[2:]]
+    meta = metadata.collect(argv, rounds.repeat, args.quick)
+    meta.update({"long_repeat": rounds.long, "warmup_calls": WARMUP_CALLS, "slowdown_s": slowdown,
+                 "scenarios": scenarios, "modes": [m.name for m in modes],
+                 "plan": dataclasses.asdict(plan), "servers": {},
+                 "spread": {"method": summary.method(rounds.repeat),
+                            "bootstrap_min_rounds": summary.BOOTSTRAP_MIN_ROUNDS,
+                            "confidence": summary.CONFIDENCE, "resamples": summary.RESAMPLES,
+                            "seed": summary.SEED, "below_bootstrap": summary.method(1)}})
+    raise_fd_limit()
+    _header(rounds, slowdown)
+    interrupts = Interrupts()
+    interrupts.catch()
+    series: list[Series] = []
+    started = time.perf_counter()
+    stopped_by = 0
+    try:
+        try:
+            _measure(args, scenarios, modes, plan, rounds, slowdown, meta, interrupts, series)
+        except BenchError as exc:
+            print(f"dualio bench: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            stopped_by = 130
+        except Terminated:
+            stopped_by = 143
+        interrupts.defer()
+        return _finish(out, series, scenarios, rounds, meta, started, stopped_by, interrupts)
+    finally:
+        interrupts.restore()
+
+
+def _finish(out: Path, series: Sequence[Series], scenarios: Sequence[str], rounds: Rounds,
+            meta: dict[str, Any], started: float, stopped_by: int, interrupts: Interrupts) -> int:
+    cells = [s.result() for s in series if s.cell.skipped or s.rounds]
+    goals = evaluate(cells)
+    ordered = [s for s in SCENARIOS if s in scenarios]
+    meta.update({"partial": bool(stopped_by), "finished": metadata.now(),
+                 "duration_s": round(time.perf_counter() - started, 3)})
+    notes: list[str] = []
+    if not stopped_by:
+        report.print_tables(cells, ordered, rounds.repeat, colour=sys.stdout.isatty())
+        print_goals(goals, rounds.repeat)
+        notes = _draw_charts(out, cells)
+    charts = sorted(p.name for p in out.glob("*.png"))
+    report.write_json(out / "results.json",
+                      report.results_document(cells, meta, goals, metadata.SCHEMA_VERSION))
+    report.write_atomic(out / "results.md", report.markdown(cells, ordered, meta, goals, charts))
+    for note in notes:
+        print(note)
+    for cell in (c for c in cells if c.limited):
+        print(f"limit: {cell.scenario} {cell.case} {cell.mode} ({cell.server}): {cell.limited} of "
+              f"{cell.total * cell.rounds} calls stopped: {cell.note}")
+    print(f"\nresults written to {out}/\n  {', '.join(['results.json', 'results.md', *charts])}")
+    if stopped_by or interrupts.deferred:
+        finished = sum(1 for c in cells if not c.skipped)
+        print(f"dualio bench: interrupted; {finished} cells with at least one round are in the "
+              "partial results", file=sys.stderr)
+        return stopped_by or 130
+    lost = [c for c in cells if c.lost]
+    if lost:
+        print(f"\n!!! {len(lost)} measurements LOST OR MISROUTED CALLS — see the red rows:",
+              file=sys.stderr)
+        for cell in lost:
+            print(f"!!!   {cell.scenario} {cell.case} {cell.mode}: errors={cell.errors} "
+                  f"wrong={cell.wrong} {cell.note}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,19 +1,77 @@
-"""The goals the lab reports against: measured in the run, never asserted."""
+"""The goals the lab reports against: measured in the run, never asserted.
+
+Each goal is a ratio (or a difference) between two cells of the same run, computed
+round by round — both cells were measured in the same round, so drift hits them
+alike — then summarised like a cell: the median of the rounds and a spread around
+it (see :mod:`dualio.lab.summary`). The verdict is taken on the median, unless the
+spread straddles the target: then the run cannot tell, and says so.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
+from dualio.lab import summary
 from dualio.lab.results import Cell
+
+Verdict = Literal["met", "missed", "inconclusive", "not measured"]
+Direction = Literal["at least", "at most", "within"]
+VERDICTS: tuple[Verdict, ...] = ("met", "missed", "inconclusive", "not measured")
 
 
 @dataclass(frozen=True)
 class Goal:
     name: str
-    target: str
-    measured: str
-    met: bool | None  # None: not measured in this run
+    direction: Direction
+    target: float  # the bound; for "within", the lower one
+    unit: str  # "×", "·Y", "µs"
+    median: float | None = None  # None: not measured in this run
+    low: float | None = None
+    high: float | None = None
+    verdict: Verdict = "not measured"
+    target_high: float | None = None  # the upper bound of a "within" goal
+    rounds: int = 0
+    detail: str = ""  # the medians the ratio came from, in words
+
+    @property
+    def target_text(self) -> str:
+        if self.direction == "within":
+            return f"within [{self.target:g}, {self.target_high:g}]{self.unit}"
+        sign = "≥" if self.direction == "at least" else "≤"
+        return f"{sign} {self.target:g}{self.unit}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def judge(direction: Direction, target: float, values: Sequence[float],
+          target_high: float | None = None) -> tuple[float, float, float, Verdict]:
+    """(median, low, high, verdict) of per-round ``values`` against the target."""
+    middle = summary.median(values)
+    low, high = summary.spread(values)
+    bounds = [target] if direction != "within" else [target, target_high or target]
+    if any(summary.straddles((low, high), bound) for bound in bounds):
+        return middle, low, high, "inconclusive"
+    if direction == "at least":
+        met = middle >= target
+    elif direction == "at most":
+        met = middle <= target
+    else:
+        met = target <= middle <= (target_high if target_high is not None else target)
+    return middle, low, high, "met" if met else "missed"
+
+
+def measured(name: str, direction: Direction, target: float, unit: str, values: Sequence[float],
+             detail: str = "", target_high: float | None = None) -> Goal:
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return Goal(name, direction, target, unit, target_high=target_high)
+    middle, low, high, verdict = judge(direction, target, finite, target_high)
+    return Goal(name, direction, target, unit, middle, low, high, verdict, target_high, len(finite),
+                detail)
 
 
 def _find(cells: Sequence[Cell], scenario: str, case_prefix: str, mode: str) -> Cell | None:
@@ -24,64 +82,135 @@ def _find(cells: Sequence[Cell], scenario: str, case_prefix: str, mode: str) -> 
     return None
 
 
-def _ratio_goal(name: str, target: str, mine: Cell | None, theirs: Cell | None,
-                minimum: float, higher_is_better: bool = True) -> Goal:
+def per_round(metric: str, combine: Callable[..., float], *cells: Cell) -> list[float]:
+    """``combine`` applied round by round to the cells' values of ``metric``.
+
+    Rounds pair up by position; a cell that lost a round's value (it failed in that
+    round) shortens the list to the rounds all cells have.
+    """
+    columns = [cell.values(metric) for cell in cells]
+    results = []
+    for row in zip(*columns, strict=False):
+        try:
+            results.append(combine(*row))
+        except ZeroDivisionError:
+            continue
+    return results
+
+
+def _ratio_goal(name: str, target: float, mine: Cell | None, theirs: Cell | None) -> Goal:
     if mine is None or theirs is None or not mine.ops_per_s or not theirs.ops_per_s:
-        return Goal(name, target, "not measured", None)
-    ratio = mine.ops_per_s / theirs.ops_per_s
-    met = ratio >= minimum if higher_is_better else ratio <= minimum
-    return Goal(name, target, f"{ratio:.2f}× ({mine.ops_per_s:,.0f} vs {theirs.ops_per_s:,.0f} ops/s)",
-                met)
+        return Goal(name, "at least", target, "×")
+    ratios = per_round("ops_per_s", lambda a, b: a / b, mine, theirs)
+    return measured(name, "at least", target, "×", ratios,
+                    f"{mine.ops_per_s:,.0f} vs {theirs.ops_per_s:,.0f} ops/s")
 
 
-def evaluate(cells: Sequence[Cell]) -> list[Goal]:
+def _fanout_goals(cells: Sequence[Cell]) -> list[Goal]:
     goals: list[Goal] = []
     fanouts = sorted({c.total for c in cells if c.scenario == "fanout"})
-    if fanouts:
-        n = fanouts[-1]
-        native = _find(cells, "fanout", f"N={n}", "native-asyncio")
-        peer = _find(cells, "fanout", f"N={n}", "asyncio-protocol")
-        if native and peer and native.wall_s and peer.wall_s:
-            ratio = native.wall_s / peer.wall_s
-            goals.append(Goal(f"native fan-out N={n} vs hand-written asyncio", "≤ 1.25×",
-                              f"{ratio:.2f}× ({native.wall_s:.3f} s vs {peer.wall_s:.3f} s)",
-                              ratio <= 1.25))
-        if native and native.wall_s:
-            goals.append(Goal(f"native fan-out N={n} vs Y", "≤ 5·Y",
-                              f"{native.wall_s / native.delay:.2f}·Y", native.wall_s <= 5 * native.delay))
-        pool = _find(cells, "fanout", f"N={n}", "emulated-pool")
-        if pool is None:
-            pool = next((c for c in sorted(cells, key=lambda c: -c.total)
-                         if c.scenario == "fanout" and c.mode == "emulated-pool" and c.ratio), None)
-        if pool and pool.ratio:
-            goals.append(Goal(f"emulated-pool measured/model ({pool.case})", "within [0.95, 1.15]",
-                              f"{pool.ratio:.3f}", 0.95 <= pool.ratio <= 1.15))
-    goals.append(_ratio_goal("sync sequential vs raw blocking socket", "≥ 0.9×",
-                             _find(cells, "throughput", "sequential", "sync"),
-                             _find(cells, "throughput", "sequential", "raw-socket"), 0.9))
-    goals.append(_ratio_goal("native concurrent vs hand-written asyncio", "≥ 0.8×",
-                             _find(cells, "throughput", "concurrent", "native-asyncio"),
-                             _find(cells, "throughput", "concurrent", "asyncio-protocol"), 0.8))
-    goals.append(_ratio_goal("uvloop vs asyncio (native concurrent)", "≥ 1.3×",
-                             _find(cells, "throughput", "concurrent", "native-uvloop"),
-                             _find(cells, "throughput", "concurrent", "native-asyncio"), 1.3))
-    baseline = _find(cells, "overhead", "", "asyncio.to_thread")
-    sync = _find(cells, "overhead", "", "sync")
-    for strategy in ("emulated-pool", "emulated-thread", "emulated-callback"):
-        mine = _find(cells, "overhead", "", strategy)
-        if mine is None or baseline is None or sync is None:
-            goals.append(Goal(f"{strategy} per-call overhead", "≤ asyncio.to_thread's", "not measured", None))
-            continue
-        assert mine.wall_s and baseline.wall_s and sync.wall_s
-        own = (mine.wall_s - sync.wall_s) / mine.total * 1e6
-        theirs = (baseline.wall_s - sync.wall_s) / baseline.total * 1e6
-        goals.append(Goal(f"{strategy} per-call overhead", "≤ asyncio.to_thread's",
-                          f"{own:.0f} µs vs {theirs:.0f} µs", own <= theirs))
+    if not fanouts:
+        return goals
+    n = fanouts[-1]
+    native = _find(cells, "fanout", f"N={n}", "native-asyncio")
+    peer = _find(cells, "fanout", f"N={n}", "asyncio-protocol")
+    name = f"native fan-out N={n} vs hand-written asyncio"
+    if native and peer and native.wall_s and peer.wall_s:
+        goals.append(measured(name, "at most", 1.25, "×",
+                              per_round("wall_s", lambda a, b: a / b, native, peer),
+                              f"{native.wall_s:.3f} s vs {peer.wall_s:.3f} s"))
+    else:
+        goals.append(Goal(name, "at most", 1.25, "×"))
+    name = f"native fan-out N={n} vs Y"
+    if native and native.wall_s and native.delay:
+        delay = native.delay
+        goals.append(measured(name, "at most", 5.0, "·Y",
+                              per_round("wall_s", lambda a: a / delay, native),
+                              f"{native.wall_s:.3f} s, Y = {delay:g} s"))
+    else:
+        goals.append(Goal(name, "at most", 5.0, "·Y"))
+    pool = _find(cells, "fanout", f"N={n}", "emulated-pool")
+    if pool is None or not pool.ratio:
+        pool = next((c for c in sorted(cells, key=lambda c: -c.total)
+                     if c.scenario == "fanout" and c.mode == "emulated-pool" and c.ratio
+                     and not c.skipped), None)
+    if pool and pool.ratio:
+        goals.append(measured(f"emulated-pool measured/model ({pool.case})", "within", 0.95, "",
+                              pool.values("ratio"), f"{pool.wall_s or 0:.3f} s vs {pool.model_s or 0:.3f} s",
+                              target_high=1.15))
     return goals
 
 
-def print_goals(goals: Sequence[Goal]) -> None:
-    print("\nGoals")
+def _overhead_goals(cells: Sequence[Cell]) -> list[Goal]:
+    """Per-call overhead above the sync face, each emulation strategy against asyncio.to_thread's:
+    (mine − sync) − (to_thread − sync) in µs per call, at most 0."""
+    goals: list[Goal] = []
+    baseline = _find(cells, "overhead", "", "asyncio.to_thread")
+    sync = _find(cells, "overhead", "", "sync")
+    for strategy in ("emulated-pool", "emulated-thread", "emulated-callback"):
+        name = f"{strategy} overhead per call − asyncio.to_thread's"
+        mine = _find(cells, "overhead", "", strategy)
+        if mine is None or baseline is None or sync is None:
+            goals.append(Goal(name, "at most", 0.0, " µs"))
+            continue
+        def excess(own: float, theirs: float, plain: float, calls: int = mine.total,
+                   peer_calls: int = baseline.total) -> float:
+            return ((own - plain) / calls - (theirs - plain) / peer_calls) * 1e6
+
+        differences = per_round("wall_s", excess, mine, baseline, sync)
+        assert mine.wall_s and baseline.wall_s and sync.wall_s
+        own = (mine.wall_s - sync.wall_s) / mine.total * 1e6
+        theirs = (baseline.wall_s - sync.wall_s) / baseline.total * 1e6
+        goals.append(measured(name, "at most", 0.0, " µs", differences,
+                              f"{own:.0f} µs vs {theirs:.0f} µs"))
+    return goals
+
+
+def evaluate(cells: Sequence[Cell]) -> list[Goal]:
+    goals = _fanout_goals(cells)
+    goals.append(_ratio_goal("sync sequential vs raw blocking socket", 0.9,
+                             _find(cells, "throughput", "sequential", "sync"),
+                             _find(cells, "throughput", "sequential", "raw-socket")))
+    goals.append(_ratio_goal("native concurrent vs hand-written asyncio", 0.8,
+                             _find(cells, "throughput", "concurrent", "native-asyncio"),
+                             _find(cells, "throughput", "concurrent", "asyncio-protocol")))
+    goals.append(_ratio_goal("uvloop vs asyncio (native concurrent)", 1.3,
+                             _find(cells, "throughput", "concurrent", "native-uvloop"),
+                             _find(cells, "throughput", "concurrent", "native-asyncio")))
+    goals += _overhead_goals(cells)
+    return goals
+
+
+def _number(value: float, unit: str) -> str:
+    size = abs(value)
+    text = f"{value:,.0f}" if size >= 100 else f"{value:.1f}" if size >= 10 else f"{value:.2f}"
+    return f"{text}{unit}"
+
+
+def lines(goals: Sequence[Goal], width: int = 100) -> list[str]:
+    """The goals as text no wider than ``width``: verdict and name, then median [low, high] and
+    target on the same line, or on the next one where they do not fit."""
+    out = []
     for goal in goals:
-        mark = {True: "met   ", False: "MISSED", None: "n/a   "}[goal.met]
-        print(f"  [{mark}] {goal.name}: target {goal.target}; measured {goal.measured}")
+        mark = "MISSED" if goal.verdict == "missed" else goal.verdict
+        head = f"  {mark:<12} {goal.name}"
+        if goal.median is None or goal.low is None or goal.high is None:
+            tail = f"target {goal.target_text}"
+        else:
+            tail = (f"{_number(goal.median, goal.unit)} [{_number(goal.low, '')}, "
+                    f"{_number(goal.high, '')}], target {goal.target_text}")
+        detailed = f"{tail} ({goal.detail})" if goal.detail else tail
+        if len(head) + 2 + len(detailed) <= width:
+            out.append(f"{head}: {detailed}")
+        elif len(head) + 2 + len(tail) <= width:
+            out.append(f"{head}: {tail}")
+        else:
+            out += [head[:width], (" " * 15 + detailed)[:width]]
+    return out
+
+
+def print_goals(goals: Sequence[Goal], rounds: int) -> None:
+    print(f"\nGoals (median of {rounds} rounds [{summary.method(rounds)}]; "
+          "inconclusive: the spread straddles the target)")
+    for line in lines(goals):
+        print(line)

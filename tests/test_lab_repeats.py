@@ -1,0 +1,240 @@
+"""``dualio bench`` repeats each cell: per-round samples, medians, spreads, goals on them,
+the run's context in results.json, and a Ctrl-C that keeps what finished."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dualio.lab import summary
+from dualio.lab.goals import evaluate, judge
+from dualio.lab.metadata import PACKAGES, SCHEMA_VERSION
+from dualio.lab.results import METRICS, Cell, summarise
+
+ROUNDS = 3
+
+
+def bench(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dualio", "bench", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Sequential throughput of sync and raw-socket, and a tiny fan-out, three rounds each."""
+    out = tmp_path_factory.mktemp("repeats")
+    run = bench("--scenario", "throughput,fanout", "--modes", "sync,raw-socket", "--ns", "20",
+                "--delay", "0.01", "--quick", "--repeat", str(ROUNDS), "--out", str(out), cwd=out)
+    [folder] = out.glob("bench-*")
+    return run, folder
+
+
+def test_repeat_must_be_at_least_one(tmp_path: Path) -> None:
+    run = bench("--repeat", "0", "--out", str(tmp_path), cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.strip() == "dualio bench: --repeat must be >= 1, not 0"
+    assert not list(tmp_path.glob("bench-*"))  # refused before anything ran
+
+
+def test_results_json_carries_the_run_context(
+        small_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    run, folder = small_run
+    assert run.returncode == 0, run.stderr
+    data = json.loads((folder / "results.json").read_text())
+    assert data["schema_version"] == SCHEMA_VERSION and isinstance(data["schema_version"], int)
+    meta = data["meta"]
+    assert meta["dualio_version"]
+    assert meta["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}", meta["git_commit"])
+    started = datetime.datetime.fromisoformat(meta["started"])
+    assert started.tzinfo is not None
+    assert datetime.datetime.fromisoformat(meta["finished"]) >= started
+    assert meta["python"]["version"] == ".".join(map(str, sys.version_info[:3]))
+    assert meta["python"]["implementation"] == sys.implementation.name.replace("cpython", "CPython")
+    assert meta["os"]["platform"] and meta["os"]["kernel"]
+    assert meta["machine"]["cpu_model"] and meta["machine"]["logical_cpus"] >= 1
+    assert set(meta["packages"]) == set(PACKAGES)
+    assert meta["packages"]["anyio"]  # a dependency: always there
+    assert meta["command"].startswith("dualio bench --scenario throughput,fanout")
+    assert meta["repeat"] == ROUNDS and meta["partial"] is False
+    assert meta["duration_s"] > 0
+
+
+def _numbers_are_numbers(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _numbers_are_numbers(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _numbers_are_numbers(item, f"{where}[{index}]")
+    elif isinstance(value, str):
+        assert not re.fullmatch(r"[-+]?[\d,]+(\.\d+)?\s*%?", value), f"{where} is a number as text: {value!r}"
+
+
+def test_every_number_is_a_json_number(small_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, folder = small_run
+    data = json.loads((folder / "results.json").read_text())
+    _numbers_are_numbers(data, "results")
+    [goal] = [g for g in data["goals"] if g["name"] == "sync sequential vs raw blocking socket"]
+    assert goal["verdict"] in ("met", "missed", "inconclusive")
+    for field in ("target", "median", "low", "high"):
+        assert isinstance(goal[field], float), field
+    assert goal["low"] <= goal["median"] <= goal["high"]
+    assert goal["direction"] == "at least" and goal["unit"] == "×" and goal["rounds"] == ROUNDS
+
+
+def test_each_cell_keeps_its_rounds_and_their_median(
+        small_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, folder = small_run
+    cells = json.loads((folder / "results.json").read_text())["cells"]
+    assert {(c["scenario"], c["mode"]) for c in cells} == {
+        ("throughput", "sync"), ("throughput", "raw-socket"), ("fanout", "sync")}
+    for cell in cells:
+        assert cell["rounds"] == ROUNDS
+        for metric in ("wall_s", "ops_per_s", "p50_ms", "peak_rss_mb"):
+            values = cell["samples"][metric]
+            assert len(values) == ROUNDS
+            assert cell[metric] == pytest.approx(statistics.median(values))
+            low, high = cell["interval"][metric]
+            assert low <= cell[metric] <= high
+        assert set(cell["samples"]) <= set(METRICS)
+        assert cell["server_rss_mb"] > 10  # a Python process
+        assert cell["server_cpu_us"] >= 0
+        assert cell["errors"] == cell["wrong"] == 0
+    fanout = next(c for c in cells if c["scenario"] == "fanout")
+    assert all(w >= 20 * 0.01 for w in fanout["samples"]["wall_s"])  # 20 sequential waits of Y
+
+
+def test_output_fits_and_progress_is_plain(small_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    run, folder = small_run
+    assert max(len(line) for line in run.stdout.splitlines() if str(folder) not in line) <= 100
+    assert re.search(r"^sequential +sync +[\d.]+ ±[\d.]+% +[\d,]+ ±[\d.]+%", run.stdout, re.MULTILINE)
+    assert "interquartile range" in run.stdout
+    progress = [line for line in run.stderr.splitlines() if line.startswith("[")]
+    assert progress[0].startswith(f"[1/{3 * ROUNDS}] throughput sequential sync (async), round 1/{ROUNDS}")
+    assert len(progress) == 3 * ROUNDS
+    markdown = (folder / "results.md").read_text()
+    assert markdown.startswith("# dualio lab results, ")
+    assert "## Goals" in markdown and "| sync sequential vs raw blocking socket |" in markdown
+    for chart in folder.glob("*.png"):
+        assert f"]({chart.name})" in markdown
+
+
+def _cell(mode: str, ops: list[float], scenario: str = "throughput", case: str = "sequential") -> Cell:
+    rounds = []
+    for value in ops:
+        one = Cell(scenario, case, mode, "async", 1000, 1, 0.0)
+        one.ops_per_s, one.wall_s = value, 1000 / value
+        rounds.append(one)
+    return summarise(Cell(scenario, case, mode, "async", 1000, 1, 0.0), rounds)
+
+
+def _goal(cells: list[Cell], name: str) -> Any:
+    return next(g for g in evaluate(cells) if g.name == name)
+
+
+@pytest.mark.parametrize(("sync_ops", "verdict"), [
+    ([80.0, 90.0, 100.0], "inconclusive"),  # ratios 0.8, 0.9, 1.0: the IQR straddles 0.9
+    ([95.0, 100.0, 105.0], "met"),
+    ([50.0, 60.0, 70.0], "missed"),
+    ([91.0], "met"),  # one round: no spread, the verdict is the median's
+])
+def test_a_goal_is_judged_on_its_rounds(sync_ops: list[float], verdict: str) -> None:
+    raw = _cell("raw-socket", [100.0] * len(sync_ops))
+    goal = _goal([_cell("sync", sync_ops), raw], "sync sequential vs raw blocking socket")
+    assert goal.verdict == verdict
+    assert goal.median == pytest.approx(statistics.median(s / 100 for s in sync_ops))
+    assert goal.low <= goal.median <= goal.high
+    assert goal.rounds == len(sync_ops)
+
+
+def test_goal_ratios_pair_rounds_not_medians() -> None:
+    """The peer drifted with the mode round by round: the per-round ratio is steady at 0.95
+    although the medians alone would give 100/100 = 1.0."""
+    mine = _cell("sync", [95.0, 100.0, 190.0])
+    peer = _cell("raw-socket", [100.0, 105.26315789473684, 200.0])
+    goal = _goal([mine, peer], "sync sequential vs raw blocking socket")
+    assert goal.median == pytest.approx(0.95)
+    assert goal.high - goal.low == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_missing_peer_is_not_measured() -> None:
+    goal = _goal([_cell("sync", [100.0])], "sync sequential vs raw blocking socket")
+    assert goal.verdict == "not measured" and goal.median is None
+
+
+@pytest.mark.parametrize(("values", "verdict"), [
+    ([0.88, 1.00, 1.10], "inconclusive"),  # IQR [0.94, 1.05] straddles the lower bound 0.95
+    ([1.10, 1.14, 1.20], "inconclusive"),  # IQR [1.12, 1.17] straddles the upper bound 1.15
+    ([1.00, 1.02, 1.05], "met"),
+    ([1.30, 1.40, 1.50], "missed"),
+])
+def test_a_range_goal_is_inconclusive_across_either_bound(values: list[float], verdict: str) -> None:
+    assert judge("within", 0.95, values, 1.15)[3] == verdict
+
+
+def test_summaries_sum_failures_and_keep_the_median() -> None:
+    rounds = [Cell("fanout", "N=10", "sync", "async", 10, 10, 0.1) for _ in range(4)]
+    for index, one in enumerate(rounds):
+        one.wall_s, one.peak_threads = 1.0 + index, 3 + index
+    rounds[2].errors, rounds[3].wrong = 2, 1
+    rounds[2].note = "lost a call"
+    cell = summarise(Cell("fanout", "N=10", "sync", "async", 10, 10, 0.1), rounds)
+    assert (cell.errors, cell.wrong, cell.lost) == (2, 1, True)
+    assert cell.wall_s == 2.5 and cell.interval["wall_s"] == (1.75, 3.25)
+    assert isinstance(cell.peak_threads, int)
+    assert cell.note == "lost a call" and cell.rounds == 4
+    assert cell.ops_per_s is None and "ops_per_s" not in cell.samples
+
+
+def test_the_bootstrap_interval_is_deterministic_and_holds_the_median() -> None:
+    values = [10.0, 12.0, 11.0, 30.0, 10.5, 11.5, 9.0]
+    first = summary.spread(values)
+    assert first == summary.spread(list(values))
+    assert first[0] <= summary.median(values) <= first[1]
+    assert min(values) <= first[0] and first[1] <= max(values)
+    assert summary.method(len(values)).startswith("bootstrap")
+    assert summary.spread([4.0]) == (4.0, 4.0)
+
+
+def test_ctrl_c_keeps_what_finished(tmp_path: Path) -> None:
+    """SIGINT while a long cell runs: the servers stop, results.json says partial, exit 130."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dualio", "bench", "--scenario", "fanout", "--ns", "2,300",
+         "--delay", "0.5", "--modes", "native-asyncio,emulated-pool", "--repeat", "1",
+         "--out", str(tmp_path)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:  # the 3rd cell, N=300 through a pool of 6, takes 25 s
+        seen.append(line)
+        if line.startswith("[2/4] "):
+            break
+    process.send_signal(signal.SIGINT)
+    try:
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, "".join(seen) + stderr
+    assert "Traceback" not in stderr
+    [folder] = tmp_path.glob("bench-*")
+    data = json.loads((folder / "results.json").read_text())
+    assert data["meta"]["partial"] is True
+    finished = {(c["case"], c["mode"]) for c in data["cells"]}
+    assert finished == {("N=2", "native-asyncio"), ("N=2", "emulated-pool")}
+    assert all(c["rounds"] == 1 and c["errors"] == 0 for c in data["cells"])
+    assert "partial" in (folder / "results.md").read_text()
+    assert not list(folder.glob(".*.tmp"))
+    assert "interrupted" in stderr
+    host, port = data["meta"]["servers"]["async"].rsplit(":", 1)
+    with pytest.raises(ConnectionRefusedError):  # the server the run started is gone
+        socket.create_connection((host, int(port)), timeout=5).close()
