@@ -68,9 +68,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", default=None, help="PEM private key (if not in --tls-cert)")
 
     bench = commands.add_parser("bench", help="run the lab: executor pools vs coroutines")
-    from dualio.lab.bench import add_arguments
+    from dualio.lab import bench as lab_bench
+    from dualio.lab import compare as lab_compare
 
-    add_arguments(bench)
+    lab_bench.add_arguments(bench)
+    bench_commands = bench.add_subparsers(dest="bench_command", metavar="{compare}")
+    compare = bench_commands.add_parser(
+        "compare", help="compare two runs' results.json, cell by cell, beyond their noise")
+    lab_compare.add_arguments(compare)
 
     demo = commands.add_parser("demo", help="start an embedded server and run a short sync demo")
     demo.add_argument("--model", choices=("async", "threaded"), default="async")
@@ -114,7 +119,8 @@ def _server_tls(cert: str | None, key: str | None) -> ssl.SSLContext | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(arguments)
     if args.command == "serve":
         from dualio.server.config import ServerConfig
         from dualio.server.main import LoopUnavailable, loop_factory, serve
@@ -156,8 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return serve(config, args.model, args.loop)
     if args.command == "bench":
+        if args.bench_command == "compare":
+            from dualio.lab.compare import run as compare_runs
+
+            return compare_runs(args)
         from dualio.lab.bench import run
 
+        args.argv = arguments
         return run(args)
     from dualio.demo import run_demo
 
