@@ -508,6 +508,7 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
             series += found
             progress = Progress(units)
             try:
+                progress.starting(f"warm-up: {len(warm)} modes")
                 lab.warm_up(warm)
                 _run_rounds(units, rounds, progress)
             except ServerGone as exc:
@@ -528,8 +529,9 @@ def _draw_charts(folder: Path, cells: Sequence[Cell]) -> list[str]:
 
 def _header(rounds: Rounds, slowdown: float) -> None:
     if rounds.repeat > 1:
-        print(f"{rounds.repeat} rounds per cell ({rounds.long} for the longest), interleaved: round r "
-              "measures every cell before round r+1")
+        fewer = f" ({rounds.long} for the longest)" if rounds.long < rounds.repeat else ""
+        print(f"{rounds.repeat} rounds per cell{fewer}, interleaved: round r measures every cell "
+              "before round r+1")
     if slowdown:
         print(f"${SLOWDOWN_VARIABLE}={slowdown:g}: every SDK call sleeps {slowdown:g} s first "
               "(a test hook; these are not real measurements)")
