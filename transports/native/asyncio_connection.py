@@ -171,9 +171,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
 
     def _on_deadline(self) -> None:
         self._deadline_timer = None
-        for wait in self._deadlines.due(self._loop.time()):
+        for wait in self._deadlines.fired(self._loop.time()):
             _expire(wait)
-        when = self._deadlines.next()
+        when = self._deadlines.arm()
         if when != math.inf:
             self._deadline_timer = self._loop.call_at(when, self._on_deadline)
 
