@@ -30,7 +30,7 @@ from dualio.lab.drivers import Workload
 from dualio.lab.goals import evaluate, print_goals
 from dualio.lab.modes import Mode, all_modes
 from dualio.lab.operations import Echo, Operation, WordCount
-from dualio.lab.results import METRICS, Cell, check_server, fill, summarise
+from dualio.lab.results import METRICS, Cell, check_server, fill, pool_model, summarise
 from dualio.lab.sampler import PeakSampler
 from dualio.lab.scenarios import (
     SCENARIOS,
@@ -399,6 +399,11 @@ def _units(lab: Lab, scenarios: Sequence[str], modes: list[Mode], rounds: Rounds
                               plan.models_calls, plan.models_delay))
             if model == "sequential":
                 templates[1].model_s = plan.models_calls * plan.models_delay
+            elif model == model_runs.PROCESS_POOL:
+                templates[1].model_s = pool_model(plan.models_calls, model_runs.POOL_WORKERS,
+                                                  plan.models_delay)
+            for t in templates:
+                t.note = model_runs.NOTES.get(model, "")
             pair = [Series(t) for t in templates]
             series += pair
             reason = model_runs.missing(model)

@@ -6,7 +6,6 @@ so a mode is recognised at a glance across charts and across runs.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import sys
@@ -16,6 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from dualio.lab import summary
 from dualio.lab.results import Cell
 
 if TYPE_CHECKING:
@@ -117,8 +117,8 @@ def model_kind(mode: str) -> str:
 
 def interval(cell: Cell, key: str) -> tuple[float, float] | None:
     """The (low, high) of ``key`` across a cell's rounds, if the run measured more than one."""
-    found = (getattr(cell, "interval", None) or {}).get(key)
-    if not found or getattr(cell, "rounds", 0) == 1:
+    found = cell.interval.get(key)
+    if not found or cell.rounds == 1:
         return None
     low, high = found
     return float(low), float(high)
@@ -126,14 +126,10 @@ def interval(cell: Cell, key: str) -> tuple[float, float] | None:
 
 def spread_label(cells: Sequence[Cell]) -> str:
     """What the error bars show, e.g. "bar: interquartile range of 3 rounds"."""
-    rounds = max((getattr(c, "rounds", 0) or 0 for c in cells), default=0)
+    rounds = max((c.rounds or 0 for c in cells), default=0)
     if not rounds:
         return "bar: spread across rounds"
-    try:  # dualio.lab.summary names the spread it computes for this many rounds
-        method = importlib.import_module("dualio.lab.summary").method(rounds)
-    except (ImportError, AttributeError):
-        method = "spread"
-    return f"bar: {method} of {rounds} rounds"
+    return f"bar: {summary.method(rounds)} of {rounds} rounds"
 
 
 def _value(cell: Cell, key: str) -> float | None:
