@@ -30,6 +30,7 @@ from dualio.lab.drivers import Workload
 from dualio.lab.goals import evaluate, print_goals
 from dualio.lab.modes import Mode, all_modes
 from dualio.lab.operations import Echo, Operation, WordCount
+from dualio.lab.placement import Placement
 from dualio.lab.results import METRICS, Cell, check_server, fill, pool_model, summarise
 from dualio.lab.sampler import PeakSampler
 from dualio.lab.scenarios import (
@@ -125,6 +126,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=None, help="use a running server instead of starting one")
     parser.add_argument("--port", type=int, default=7878)
     parser.add_argument("--out", default="results", help="folder for the results")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="leave client and servers unpinned (default: servers on the first core, "
+                             "the lab on the others; docs/lab.md)")
 
 
 def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan, Rounds]:
@@ -431,11 +435,13 @@ def _model_unit(lab: Lab, model: str, templates: tuple[Cell, Cell], server: str,
     return Unit(f"models {model} ({server})", pair, measure, repeats)
 
 
-def _run_rounds(units: Sequence[Unit], rounds: Rounds, progress: Progress) -> None:
+def _run_rounds(units: Sequence[Unit], rounds: Rounds, progress: Progress,
+                placement: Placement) -> None:
     for round_index in range(max((u.repeats for u in units), default=0)):
         for unit in units:
             if round_index >= unit.repeats:
                 continue
+            placement.for_scenario(unit.series[0].cell.scenario)
             progress.starting(unit.label)
             started = time.perf_counter()
             try:
@@ -489,6 +495,7 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
     models_wanted = ["async", "threaded"] if args.server_model == "both" else [args.server_model]
     if not any(s in BOTH_SERVER_MODELS for s in scenarios) and "async" in models_wanted:
         models_wanted = ["async"]
+    placement = Placement(enabled=not args.no_pin and args.host is None)
     with ExitStack() as stack:
         try:
             servers: dict[str, ServerProcess | None] = {}
@@ -497,6 +504,7 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
                 if args.host is None:
                     for model in models_wanted:
                         process = stack.enter_context(ServerProcess(model))
+                        placement.pin_server(process.pid)
                         servers[model] = process
                         addresses[model] = (process.host, process.port)
                 else:
@@ -508,18 +516,21 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
             except (ServerProcessError, DualioError) as exc:
                 raise BenchError(f"cannot reach the server: {exc}") from exc
             meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}
+            meta["placement"] = placement.describe()
             lab = Lab(plan, servers, addresses, stats, slowdown)
             found, units, warm = _units(lab, scenarios, modes, rounds, models_wanted)
             series += found
             progress = Progress(units)
             try:
                 progress.starting(f"warm-up: {len(warm)} modes")
+                placement.for_scenario("warm-up")
                 lab.warm_up(warm)
-                _run_rounds(units, rounds, progress)
+                _run_rounds(units, rounds, progress, placement)
             except ServerGone as exc:
                 print(f"dualio bench: the server stopped answering ({exc}); the remaining cells "
                       "were not measured", file=sys.stderr)
             finally:
+                placement.release()
                 progress.stop()
         except BaseException:
             interrupts.defer()  # the servers stop and the files are written whatever comes next
