@@ -125,7 +125,7 @@ def interval(cell: Cell, key: str) -> tuple[float, float] | None:
 
 
 def spread_label(cells: Sequence[Cell]) -> str:
-    """What the error bars show, e.g. "bar: interquartile range of 3 rounds"."""
+    """What the error bars show, e.g. "bar: range (lowest to highest) of 3 rounds"."""
     rounds = max((c.rounds or 0 for c in cells), default=0)
     if not rounds:
         return "bar: spread across rounds"

@@ -210,7 +210,7 @@ def lines(goals: Sequence[Goal], width: int = 100) -> list[str]:
 
 
 def print_goals(goals: Sequence[Goal], rounds: int) -> None:
-    print(f"\nGoals (median of {rounds} rounds [{summary.method(rounds)}]; "
-          "inconclusive: the spread straddles the target)")
+    print(f"\nGoals: median of {rounds} rounds [{summary.method(rounds)}]")
+    print("  inconclusive: the spread straddles the target")
     for line in lines(goals):
         print(line)

@@ -72,7 +72,7 @@ def value_text(cell: Cell, key: str) -> str:
 
 def spread_note() -> str:
     return (f"±: half the spread of the rounds, as % of the median: the bootstrap 95% CI of the "
-            f"median for {summary.BOOTSTRAP_MIN_ROUNDS}+ rounds, the interquartile range for fewer")
+            f"median for {summary.BOOTSTRAP_MIN_ROUNDS}+ rounds, the whole range for fewer")
 
 
 def _layout(cells: Sequence[Cell], repeat: int) -> tuple[list[tuple[str, str]], list[list[str]], str]:

@@ -1,8 +1,9 @@
 """Statistics of repeated measurements: the median of K rounds and a spread around it.
 
 The spread is a bootstrap 95% confidence interval of the median when there are at
-least ``BOOTSTRAP_MIN_ROUNDS`` values, and the interquartile range below that, where
-a bootstrap has too few distinct resamples to mean anything. The bootstrap uses a
+least ``BOOTSTRAP_MIN_ROUNDS`` values, and the whole range (lowest to highest) below
+that, where a bootstrap has too few distinct resamples to mean anything and anything
+narrower than the range would claim more than so few rounds can show. The bootstrap uses a
 fixed seed, so the same values always give the same interval.
 """
 
@@ -36,11 +37,11 @@ def method(rounds: int) -> str:
     """What :func:`spread` computes for this many values, in words."""
     if rounds >= BOOTSTRAP_MIN_ROUNDS:
         return f"bootstrap {CONFIDENCE:.0%} CI of the median"
-    return "interquartile range"
+    return "range (lowest to highest)"
 
 
 def short_method(rounds: int) -> str:
-    return "bootstrap-ci95" if rounds >= BOOTSTRAP_MIN_ROUNDS else "iqr"
+    return "bootstrap-ci95" if rounds >= BOOTSTRAP_MIN_ROUNDS else "range"
 
 
 @cache
@@ -71,8 +72,7 @@ def spread(values: Sequence[float]) -> tuple[float, float]:
         raise ValueError("no values")
     if len(values) >= BOOTSTRAP_MIN_ROUNDS:
         return bootstrap_interval(values)
-    ordered = sorted(values)
-    return quantile(ordered, 0.25), quantile(ordered, 0.75)
+    return min(values), max(values)
 
 
 def straddles(interval: tuple[float, float], target: float) -> bool:
