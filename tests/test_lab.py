@@ -53,6 +53,7 @@ def test_against_a_running_server(server: ServerProcess, tmp_path: Path) -> None
     (["--ns", "10,0"], "every N in --ns must be > 0"),
     (["--ns", "ten"], "--ns must be comma-separated integers"),
     (["--workers", "0"], "--workers must be >= 1"),
+    (["--server-model", "async,nope"], "unknown server set-up nope"),
     (["--host", "127.0.0.1", "--port", "1"], "cannot reach the server"),
 ])
 def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 
 from dualio import AsyncClient
-from dualio.lab import charts, metadata, report, summary
+from dualio.lab import charts, metadata, report, server_setups, summary
 from dualio.lab import models as model_runs
 from dualio.lab.drivers import Workload
 from dualio.lab.goals import evaluate, print_goals
@@ -121,8 +121,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also measure an emulated pool of W workers")
     parser.add_argument("--ns", default=None, help="fan-out sizes, e.g. 10,100,1000")
     parser.add_argument("--delay", type=float, default=None, help="fan-out server delay Y, s")
-    parser.add_argument("--server-model", choices=("async", "threaded", "both"), default="both",
-                        help="server model(s) for the echo and blob scenarios (others use async)")
+    parser.add_argument("--server-model", default=None,
+                        help="server set-ups for the echo and blob scenarios (others use async), "
+                             f"comma-separated: {', '.join(server_setups.SETUPS)}; both (async,threaded: "
+                             "the --quick default) or all (the full run's default)")
     parser.add_argument("--host", default=None, help="use a running server instead of starting one")
     parser.add_argument("--port", type=int, default=7878)
     parser.add_argument("--out", default="results", help="folder for the results")
@@ -139,6 +141,10 @@ def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan, Roun
     if args.workers is not None and args.workers < 1:
         raise BenchError("--workers must be >= 1")
     rounds = Rounds.choose(args.repeat, args.quick)
+    try:
+        args.server_setups = server_setups.choose(args.server_model, args.quick)
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
     modes = all_modes(args.workers)
     if args.modes != "all":
         names = args.modes.split(",")
@@ -492,9 +498,13 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
              rounds: Rounds, slowdown: float, meta: dict[str, Any], interrupts: Interrupts,
              series: list[Series]) -> None:
     """Start the servers, warm up, run the rounds; ``series`` fills as rounds finish."""
-    models_wanted = ["async", "threaded"] if args.server_model == "both" else [args.server_model]
-    if not any(s in BOTH_SERVER_MODELS for s in scenarios) and "async" in models_wanted:
-        models_wanted = ["async"]
+    wanted = list(args.server_setups)
+    used = {wanted[0]} if any(s not in BOTH_SERVER_MODELS for s in scenarios) else set()
+    if "echo" in scenarios:
+        used.update(server_setups.ECHO_SETUPS)
+    if "blob" in scenarios:
+        used.update(server_setups.BLOB_SETUPS)
+    models_wanted = [name for name in wanted if name in used] or wanted[:1]
     placement = Placement(enabled=not args.no_pin and args.host is None)
     with ExitStack() as stack:
         try:
@@ -503,8 +513,11 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
             try:
                 if args.host is None:
                     for model in models_wanted:
-                        process = stack.enter_context(ServerProcess(model))
-                        placement.pin_server(process.pid)
+                        setup = server_setups.SETUPS[model]
+                        process = stack.enter_context(
+                            ServerProcess(setup.model, workers=setup.workers, options=setup.options))
+                        if setup.workers == 1:  # a cluster gets every core, as it would in use
+                            placement.pin_server(process.pid)
                         servers[model] = process
                         addresses[model] = (process.host, process.port)
                 else:
@@ -516,6 +529,8 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
             except (ServerProcessError, DualioError) as exc:
                 raise BenchError(f"cannot reach the server: {exc}") from exc
             meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}
+            meta["server_setups"] = {name: server_setups.SETUPS[name].about
+                                     for name in addresses if name in server_setups.SETUPS}
             meta["placement"] = placement.describe()
             lab = Lab(plan, servers, addresses, stats, slowdown)
             found, units, warm = _units(lab, scenarios, modes, rounds, models_wanted)
