@@ -1,4 +1,7 @@
-"""Every script in examples/ runs, in a tiny configuration, and prints a table that adds up."""
+"""Every script in examples/ runs, in a tiny configuration, and prints a table that adds up.
+
+examples/locustfile.py is not a script but a file for Locust: tests/test_locust.py runs it
+under ``locust --headless``."""
 
 from __future__ import annotations
 
