@@ -18,6 +18,7 @@ from dualio.server.config import (
     DEFAULT_WRITE_BUFFER_HIGH,
     SEQUENTIAL_BACKLOG,
 )
+from dualio.server.workers import MAX_WORKERS
 from transports.version import VERSION
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
@@ -64,6 +65,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--write-buffer-high", type=int, default=DEFAULT_WRITE_BUFFER_HIGH,
                        help="unsent bytes per connection above which it serves nothing more "
                             "until the peer reads (default %(default)s)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="serve the port with N processes (1.."
+                            f"{MAX_WORKERS}), each running one --model server, under a "
+                            "supervisor that restarts a worker that dies. The limits above "
+                            "(--max-connections and the rest) apply to each worker: the server "
+                            "as a whole takes N times as much. stats() answers the totals of "
+                            "all workers (default %(default)s: one process, no supervisor)")
+    serve.add_argument("--shared-socket", action="store_true", default=None,
+                       help="with --workers: every worker accepts from one socket the "
+                            "supervisor listens on, instead of each from its own with "
+                            "SO_REUSEPORT (the default on Linux, where the kernel then spreads "
+                            "the connections; elsewhere the socket is always shared)")
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key (if not in --tls-cert)")
 
@@ -135,6 +148,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("dualio serve: --model sequential needs --idle-timeout above 0 (one idle "
                   "connection would hold the server forever)", file=sys.stderr)
             return 2
+        if not 1 <= args.workers <= MAX_WORKERS:
+            print(f"dualio serve: --workers must be in 1..{MAX_WORKERS}, got {args.workers}",
+                  file=sys.stderr)
+            return 2
+        if args.shared_socket and args.workers < 2:
+            print("dualio serve: --shared-socket needs --workers 2 or more", file=sys.stderr)
+            return 2
         if args.loop != "asyncio" and args.model != "async":
             print(f"dualio serve: --loop {args.loop} needs --model async", file=sys.stderr)
             return 2
@@ -160,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ValueError, OSError) as exc:
             print(f"dualio serve: {exc}", file=sys.stderr)
             return 2
-        return serve(config, args.model, args.loop)
+        return serve(config, args.model, args.loop, args.workers, args.shared_socket)
     if args.command == "bench":
         if args.bench_command == "compare":
             from dualio.lab.compare import run as compare_runs

@@ -1,7 +1,9 @@
 """The reference server in a separate process, so client and server do not share a GIL.
 
 Its CPU time and resident memory are read from ``/proc`` on Linux, and through
-psutil (when installed) elsewhere.
+psutil (when installed) elsewhere. A server of several workers (``dualio serve
+--workers N``) is a supervisor and its worker processes: their CPU time and memory
+are added up.
 """
 
 from __future__ import annotations
@@ -37,19 +39,59 @@ class ServerProcessError(RuntimeError):
     pass
 
 
-class ServerProcess:
-    """``with ServerProcess(model="async") as server: server.host, server.port``."""
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid``: a server's workers."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+            return [int(child) for child in children.read().split()]
+    except (OSError, ValueError):
+        pass
+    psutil = _psutil()
+    try:
+        return [child.pid for child in psutil.Process(pid).children()] if psutil else []
+    except Exception:  # psutil.Error
+        return []
 
-    def __init__(self, model: str = "async", host: str = "127.0.0.1") -> None:
+
+def _cpu_seconds(pid: int, reaped: bool) -> float | None:
+    """CPU seconds (user + system) of ``pid``, None where they cannot be read; ``reaped``:
+    with those of its children that ended (the workers a supervisor replaced)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if reaped else 0)
+        return ticks / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        pass
+    psutil = _psutil()
+    try:
+        times = psutil.Process(pid).cpu_times() if psutil else None
+    except Exception:  # psutil.Error: the process is gone or not ours to read
+        return None
+    if times is None:
+        return None
+    children = float(times.children_user + times.children_system) if reaped else 0.0
+    return float(times.user + times.system) + children
+
+
+class ServerProcess:
+    """``with ServerProcess(model="async") as server: server.host, server.port``;
+    ``workers`` above 1 starts ``dualio serve --workers N``."""
+
+    def __init__(self, model: str = "async", host: str = "127.0.0.1", workers: int = 1,
+                 options: tuple[str, ...] = ()) -> None:
         self.model = model
         self.host = host
+        self.workers = workers
+        self.options = options  # more `dualio serve` options
         self.port = 0
         self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> ServerProcess:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "dualio", "serve", "--host", self.host, "--port", "0",
-             "--model", self.model, "--handshake-timeout", "60"],
+             "--model", self.model, "--handshake-timeout", "60",
+             *(["--workers", str(self.workers)] if self.workers > 1 else []), *self.options],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             # Its own process group: a Ctrl-C at the terminal reaches the lab, which stops
             # the server itself after recording what finished.
@@ -68,55 +110,55 @@ class ServerProcess:
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
 
-    def cpu_seconds(self) -> float | None:
-        """The server process's CPU time so far (user + system); None where it cannot be
-        read. Counted by the kernel in ticks (10 ms on most systems), so it means
-        something only over many calls."""
+    def pids(self) -> list[int]:
+        """The server's processes: the one started, then its workers (if any)."""
         if self._process is None:
+            return []
+        return [self._process.pid, *_children(self._process.pid)]
+
+    def cpu_seconds(self) -> float | None:
+        """The server's CPU time so far (user + system, of every process of it, including
+        workers that ended); None where it cannot be read. Counted by the kernel in ticks
+        (10 ms on most systems), so it means something only over many calls."""
+        pids = self.pids()
+        seconds = [_cpu_seconds(pid, reaped=pid == pids[0]) for pid in pids]
+        if not seconds or any(value is None for value in seconds):
             return None
-        try:
-            with open(f"/proc/{self._process.pid}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            pass
-        psutil = _psutil()
-        try:
-            times = psutil.Process(self._process.pid).cpu_times() if psutil else None
-        except Exception:  # psutil.Error: the process is gone or not ours to read
-            return None
-        return None if times is None else float(times.user + times.system)
+        return sum(value or 0.0 for value in seconds)
 
     def rss_bytes(self) -> int | None:
-        """The server's resident memory now."""
-        if self._process is None:
+        """The server's resident memory now (of all its processes)."""
+        pids = self.pids()
+        if not pids:
             return None
-        kib = _status_kib(self._process.pid, "VmRSS")
-        if kib is not None:
-            return kib * 1024
+        sizes = [_status_kib(pid, "VmRSS") for pid in pids]
+        if all(size is not None for size in sizes):
+            return sum(size or 0 for size in sizes) * 1024
         psutil = _psutil()
         try:
-            return int(psutil.Process(self._process.pid).memory_info().rss) if psutil else None
+            return sum(int(psutil.Process(pid).memory_info().rss) for pid in pids) if psutil else None
         except Exception:  # psutil.Error
             return None
 
     def reset_peak_rss(self) -> bool:
         """Start a new resident-memory peak (Linux: ``clear_refs``); False where it cannot."""
-        if self._process is None:
-            return False
+        pids = self.pids()
         try:
-            with open(f"/proc/{self._process.pid}/clear_refs", "w", encoding="ascii") as refs:
-                refs.write("5")
+            for pid in pids:
+                with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as refs:
+                    refs.write("5")
         except OSError:
             return False
-        return True
+        return bool(pids)
 
     def peak_rss_bytes(self) -> int | None:
-        """The server's resident-memory peak since :meth:`reset_peak_rss` (Linux's VmHWM)."""
-        if self._process is None:
+        """The server's resident-memory peak since :meth:`reset_peak_rss` (Linux's VmHWM);
+        with workers, the sum of each process's peak."""
+        pids = self.pids()
+        peaks = [_status_kib(pid, "VmHWM") for pid in pids]
+        if not peaks or any(peak is None for peak in peaks):
             return None
-        kib = _status_kib(self._process.pid, "VmHWM")
-        return None if kib is None else kib * 1024
+        return sum(peak or 0 for peak in peaks) * 1024
 
     @property
     def alive(self) -> bool:

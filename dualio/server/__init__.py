@@ -1,4 +1,5 @@
-"""The reference server: the service both faces talk to, in two server models."""
+"""The reference server: the service both faces talk to, in three server models, each
+run in one process or in several (dualio.server.workers)."""
 
 from dualio.server.async_model import AsyncServer
 from dualio.server.embedded import EmbeddedServer

@@ -42,7 +42,7 @@ from dualio.server.limits import (
     AcceptBackoff,
     BusyLog,
     busy_refusal,
-    listen,
+    listeners,
     raise_fd_limit,
     refuse_socket,
 )
@@ -543,7 +543,7 @@ class AsyncServer:
     async def start(self) -> int:
         raise_fd_limit()
         self._loop = asyncio.get_running_loop()
-        self._listeners = listen(self.config.host, self.config.port, self.config.backlog)
+        self._listeners = listeners(self.config)
         for sock in self._listeners:
             sock.setblocking(False)
         self._accepting(True)

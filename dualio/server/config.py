@@ -4,6 +4,7 @@ hurting the server or the others (docs/protocol.md §11, docs/architecture.md §
 from __future__ import annotations
 
 import math
+import socket
 import ssl
 from dataclasses import dataclass, field
 
@@ -44,6 +45,12 @@ class ServerConfig:
     """Seconds without a byte received and no request in flight, or with the peer reading
     none of the answers, before the server closes the connection; 0 turns it off."""
     counters: Counters = field(default_factory=Counters)
+    reuse_port: bool = False
+    """Bind with SO_REUSEPORT: other processes may listen on the same port (dualio serve
+    --workers; Linux spreads the connections among them)."""
+    listening_sockets: tuple[socket.socket, ...] = ()
+    """Sockets already listening, to accept from instead of binding ``host`` and ``port``
+    (made by the process that forked this one)."""
 
     def __post_init__(self) -> None:
         if not (isinstance(self.handshake_timeout, (int, float)) and

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ class Counters:
                 requests_in_flight=self.requests_in_flight,
                 requests_served=self.requests_served,
                 errors=self.errors,
+                pid=os.getpid(),
             )
 
 

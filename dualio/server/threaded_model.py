@@ -30,7 +30,7 @@ from dualio.server.limits import (
     AcceptBackoff,
     BusyLog,
     busy_refusal,
-    listen,
+    listeners,
     raise_fd_limit,
     refuse_socket,
 )
@@ -280,10 +280,10 @@ class ThreadedServer:
 
     def start(self) -> int:
         raise_fd_limit()
-        listeners = listen(self.config.host, self.config.port, self.config.backlog)
-        for extra in listeners[1:]:  # one accept loop: the first address (as socketserver did)
+        bound = listeners(self.config)
+        for extra in bound[1:]:  # one accept loop: the first address (as socketserver did)
             extra.close()
-        self._listener = listeners[0]
+        self._listener = bound[0]
         self._listener.settimeout(ACCEPT_POLL)
         self._stopping.clear()
         self._thread = threading.Thread(target=self._accept_loop, name="dualio-threaded-server",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from transports.wire.blob import blob_bytes
@@ -51,24 +51,35 @@ class StreamCall(NamedTuple, Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class ServerStats:
-    """The server's counters, as ``stats()`` returns them."""
+    """The server's counters, as ``stats()`` returns them.
+
+    ``workers`` and ``pid`` came later than the five counters: a server that does not send
+    them reads as 1 and 0, and they are sent only when they differ from that, so the
+    five counters alone encode as they always did.
+    """
 
     connections_open: int
     connections_total: int
     requests_in_flight: int
     requests_served: int
     errors: int
+    workers: int = 1
+    """Server processes sharing the port, whose counters the five above add up."""
+    pid: int = 0
+    """The process that answered (0: not said)."""
 
     @classmethod
     def from_json(cls, payload: bytes) -> ServerStats:
         try:
             data = json.loads(payload)
-            return cls(**{f.name: int(data[f.name]) for f in fields(cls)})
-        except (ValueError, KeyError, TypeError) as exc:
+            return cls(**{f.name: int(data[f.name] if f.default is MISSING else data.get(f.name, f.default))
+                          for f in fields(cls)})
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ProtocolError(f"malformed stats payload: {exc}") from exc
 
     def to_json(self) -> bytes:
-        return json.dumps({f.name: getattr(self, f.name) for f in fields(self)}).encode()
+        return json.dumps({f.name: getattr(self, f.name) for f in fields(self)
+                           if f.default is MISSING or getattr(self, f.name) != f.default}).encode()
 
 
 # -- request envelope -------------------------------------------------------
