@@ -7,7 +7,7 @@ import ssl
 import threading
 import time
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from dualio_sync.service_methods import ServiceMethods
 from transports import forks
@@ -27,6 +27,11 @@ from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from transports.wire.timeouts import check_timeout
 from transports.wire.url import parse_url
 
+if TYPE_CHECKING:
+    from transports.portal.connection import PortalConnection
+
+TransportName = Literal["blocking", "portal"]
+_TRANSPORTS = ("blocking", "portal")
 _FORKED = threading.Lock()  # guards replacing a client's lock in a forked child
 
 
@@ -37,6 +42,11 @@ class Client(ServiceMethods):
     are multiplexed on the connection, each answered by request id. A call that
     times out raises :class:`~transports.wire.errors.DualioTimeout` and leaves the
     connection usable; its late answer is dropped.
+
+    ``transport="blocking"`` (default) reads and writes the socket from the calling
+    threads, with no thread of its own. ``transport="portal"`` runs the native asyncio
+    transport on an event loop thread of the client's own (one thread per connection),
+    and every call hops to that thread and back; see docs/architecture.md.
 
     ``timeout`` is the default for every call (``None``: wait forever); each
     method takes ``timeout=`` to override it for one call. For ``words`` it
@@ -67,7 +77,13 @@ class Client(ServiceMethods):
         on_state: StateCallback | None = None,
         on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None,
+        transport: TransportName = "blocking",
     ) -> None:
+        if not isinstance(transport, str):
+            raise TypeError(f"transport must be a str, one of {_TRANSPORTS}, not {type(transport).__name__}")
+        if transport not in _TRANSPORTS:
+            raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
+        self.transport = transport
         self.host = host
         self.port = port
         self.timeout = check_timeout("timeout", timeout)
@@ -80,7 +96,7 @@ class Client(ServiceMethods):
         self._life = Lifecycle(f"{host}:{port}", on_state)
         self._lock = threading.Lock()  # one thread (re)connects at a time
         self._lock_born = forks.generation
-        self._conn: BlockingConnection | None = None
+        self._conn: BlockingConnection | PortalConnection | None = None
         self._born = forks.generation
         self._closing = threading.Lock()  # taken once, by the first close(), never released
         self._connecting: Connecting | None = None  # close() stops it
@@ -104,6 +120,7 @@ class Client(ServiceMethods):
 
     def close(self) -> None:
         """Close the connection; calls still waiting raise ClosedError. Idempotent."""
+        self._check_thread()
         if not self._closing.acquire(blocking=False):
             return
         self._life.closing()  # before looking at what a connecting thread published
@@ -151,7 +168,15 @@ class Client(ServiceMethods):
                     self._lock, self._lock_born = threading.Lock(), forks.generation
         return self._lock
 
+    def _check_thread(self) -> None:
+        """UsageError on the portal's own event loop thread, where waiting for the loop
+        would wait for itself."""
+        conn = self._conn
+        if self.transport == "portal" and conn is not None and self._born == forks.generation:
+            cast("PortalConnection", conn).check_thread()
+
     def _reconnect(self, until: float) -> BlockingTransport:
+        self._check_thread()
         left = calls.remaining(until)
         lock = self._own_lock()
         if not lock.acquire(timeout=-1 if left is None else max(left, 0)):
@@ -191,13 +216,21 @@ class Client(ServiceMethods):
         finally:
             lock.release()
 
-    def _connect(self, until: float, connecting: Connecting | None = None) -> BlockingConnection:
+    def _connect(
+        self, until: float, connecting: Connecting | None = None
+    ) -> BlockingConnection | PortalConnection:
         """One attempt, within ``connect_timeout`` and the caller's deadline."""
         options = self._options
         left = calls.timeout_left(until)
         if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
             options = dataclasses.replace(options, connect_timeout=left)
         self._life.connecting()
-        conn = BlockingConnection.connect(options, connecting)
+        conn: BlockingConnection | PortalConnection
+        if self.transport == "portal":
+            from transports.portal.connection import PortalConnection  # asyncio: only when asked for
+
+            conn = PortalConnection.connect(options, connecting)
+        else:
+            conn = BlockingConnection.connect(options, connecting)
         self._born = forks.generation
         return conn

@@ -8,7 +8,8 @@ from dualio import AsyncClient
 from dualio_sync import Client
 
 LIFECYCLE = {"close", "aclose", "open", "closed", "from_url"}
-ASYNC_ONLY_INIT = {"transport", "emulation", "max_workers", "executor"}
+ASYNC_ONLY_INIT = {"emulation", "max_workers", "executor"}
+TRANSPORT_DEFAULTS = {"Client": "blocking", "AsyncClient": "native"}  # each face has its own transports
 
 
 def public_methods(cls: type) -> set[str]:
@@ -41,9 +42,14 @@ def test_async_methods_are_coroutines_except_the_stream() -> None:
 
 
 def test_constructor_extends_the_sync_one() -> None:
+    """The same parameters in the same order, ``transport`` last of the shared ones; only
+    its default differs (each face chooses among its own transports)."""
     sync = shape(Client.__init__)
     async_ = shape(AsyncClient.__init__)
-    assert async_[: len(sync)] == sync
+    assert sync[-1][:2] == async_[len(sync) - 1][:2] == ("transport", inspect.Parameter.KEYWORD_ONLY)
+    assert (sync[-1][2], async_[len(sync) - 1][2]) == (TRANSPORT_DEFAULTS["Client"],
+                                                       TRANSPORT_DEFAULTS["AsyncClient"])
+    assert async_[: len(sync) - 1] == sync[:-1]
     assert {name for name, _, _ in async_[len(sync) :]} == ASYNC_ONLY_INIT
 
 

@@ -63,6 +63,8 @@ class Style:
 STYLES: dict[str, Style] = {
     "sync": Style("#1f77b4", "P", BLOCKING),
     "threads": Style("#17becf", "D", BLOCKING),
+    "portal": Style("#393b79", "H", BLOCKING),
+    "portal-threads": Style("#637939", "8", BLOCKING),
     "emulated-pool": Style("#d62728", "o", EMULATED),
     "emulated-thread": Style("#ff7f0e", "^", EMULATED),
     "emulated-callback": Style("#bcbd22", "v", EMULATED),

@@ -43,11 +43,11 @@ def _transient(exc: BaseException) -> bool:
     )
 
 
-def open_client(host: str, port: int, timeout: float) -> Client:
+def open_client(host: str, port: int, timeout: float, options: dict[str, Any] | None = None) -> Client:
     """A sync Client, retrying connects that fail transiently (a full listen backlog)."""
     for attempt in range(RETRIES):
         try:
-            return Client(host, port, timeout=timeout, connect_timeout=30)
+            return Client(host, port, timeout=timeout, connect_timeout=30, **(options or {}))
         except ConnectError as exc:
             if attempt == RETRIES - 1 or not _transient(exc):
                 raise
@@ -97,26 +97,26 @@ def _anyio_run(mode: Mode, fn: Callable[[], Awaitable[Outcome]]) -> Outcome:
     return anyio.run(fn, backend=mode.backend)
 
 
-def _sync_caller(host: str, port: int, work: Workload, op: Operation,
+def _sync_caller(mode: Mode, host: str, port: int, work: Workload, op: Operation,
                  shared: Client | None) -> tuple[SyncCall, Callable[[], None]]:
     if op.per_request_connection:
         def call(index: int) -> bool:
-            with open_client(host, port, work.timeout) as client:
+            with open_client(host, port, work.timeout, mode.client_options) as client:
                 return op.run_sync(client, index)
 
         return call, _nothing
-    client = shared or open_client(host, port, work.timeout)
+    client = shared or open_client(host, port, work.timeout, mode.client_options)
     return functools.partial(op.run_sync, client), (_nothing if shared else client.close)
 
 
 def _run_sync(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     sequential = Workload(work.total, 1, work.delay, work.timeout)
-    with open_client(host, port, work.timeout) as client:
-        return drive_threads(lambda: _sync_caller(host, port, work, op, client), sequential)
+    with open_client(host, port, work.timeout, mode.client_options) as client:
+        return drive_threads(lambda: _sync_caller(mode, host, port, work, op, client), sequential)
 
 
 def _run_threads(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
-    return drive_threads(lambda: _sync_caller(host, port, work, op, None), work)
+    return drive_threads(lambda: _sync_caller(mode, host, port, work, op, None), work)
 
 
 def _nothing() -> None:
@@ -248,6 +248,10 @@ def all_modes(workers: int | None = None) -> list[Mode]:
     modes = [
         Mode("sync", "sync", "one thread, one call at a time", backend=""),
         Mode("threads", "threads", "a thread and a connection per concurrent call", backend=""),
+        Mode("portal", "sync", "as sync, each call run on the client's own event-loop thread",
+             backend="", client_options={"transport": "portal"}),
+        Mode("portal-threads", "threads", "as threads, each connection with its own event-loop thread",
+             backend="", client_options={"transport": "portal"}),
         Mode("emulated-pool", "emulated", f"round trip on the default executor (W={w})",
              workers=w, client_options={"transport": "emulated", "emulation": "pool"}),
     ]

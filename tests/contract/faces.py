@@ -191,6 +191,7 @@ class Transport:
     id: str
     backend: Backend
     options: dict[str, Any] | None = field(default=None)  # None: the blocking Client
+    sync_transport: str = "blocking"  # the blocking Client's transport=
 
     @property
     def is_sync(self) -> bool:
@@ -208,7 +209,8 @@ class Transport:
         if self.options is None:
             client = await anyio.to_thread.run_sync(
                 functools.partial(
-                    Client, host, port, timeout=timeout, connect_timeout=connect_timeout, **options
+                    Client, host, port, timeout=timeout, connect_timeout=connect_timeout,
+                    transport=self.sync_transport, **options,
                 )
             )
             return SyncFace(client)
@@ -221,7 +223,9 @@ class Transport:
     async def from_url(self, url: str, **options: Any) -> Face:
         """An open client made by ``from_url`` (keyword arguments override the URL)."""
         if self.options is None:
-            client = await anyio.to_thread.run_sync(functools.partial(Client.from_url, url, **options))
+            client = await anyio.to_thread.run_sync(
+                functools.partial(Client.from_url, url, transport=self.sync_transport, **options)
+            )
             return SyncFace(client)
         async_client = AsyncClient.from_url(url, **self.options, **options)
         await async_client.open()
@@ -232,6 +236,7 @@ UVLOOP: Backend = ("asyncio", {"use_uvloop": True})
 
 TRANSPORTS: tuple[Transport, ...] = (
     Transport("sync", "asyncio"),
+    Transport("portal", "asyncio", sync_transport="portal"),
     Transport("native-asyncio", "asyncio", {"transport": "native"}),
     Transport("anyio-asyncio", "asyncio", {"transport": "anyio"}),
     Transport("native-trio", "trio", {"transport": "native"}),

@@ -1,0 +1,245 @@
+"""The portal transport: a blocking transport that runs the native asyncio transport on
+an event loop of its own thread (as anyio's ``BlockingPortal`` or Modal's synchronicity
+offer an async library to blocking code).
+
+Each ``PortalConnection`` owns one thread running one asyncio loop, and one
+``AsyncioConnection`` on it. A call from any thread is submitted to that loop and waited
+for on a concurrent future. The native transport's own timeout is the one that counts; the
+waiting thread gives up a little later (``BACKSTOP``) only if the loop never answered.
+A wait that ends early (that backstop, a KeyboardInterrupt) cancels the call on the loop,
+which abandons its id as a cancelled task does: CANCEL is sent, the late answer dropped.
+
+A stream is pulled one item at a time through the loop; leaving it early closes the
+async generator on the loop, which cancels the stream on the server.
+
+What it costs: one thread per connection, and a hop to the loop thread and back for
+every call and every stream item. Calling it from its own loop thread would wait for the
+thread it blocks, so that raises UsageError. Across ``fork()`` the thread stays in the
+parent: the child only lets go of its copies of the descriptors (``forget``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import types
+import weakref
+from collections.abc import AsyncGenerator, Callable, Generator
+from concurrent import futures
+from typing import NoReturn, TypeVar
+
+from transports import forks
+from transports.blocking.connection import Connecting
+from transports.native.asyncio_connection import AsyncioConnection
+from transports.portal.loop_thread import LoopThread
+from transports.wire import calls, methods
+from transports.wire.connect_options import ConnectOptions
+from transports.wire.errors import DualioError, UsageError
+
+T = TypeVar("T")
+
+BACKSTOP = 0.25
+"""Seconds a waiting thread allows beyond a call's own timeout before it gives the call up."""
+_LOOK_UP = 0.05  # a connect that close() may stop looks at it this often
+_STREAM_CLOSE = 1.0  # at most this long to close a stream left early
+
+
+class _End:
+    """The end of a stream, as one item pulled through the loop."""
+
+
+_END = _End()
+
+
+async def _next_item(items: AsyncGenerator[T, None]) -> T | _End:
+    try:
+        return await anext(items)
+    except StopAsyncIteration:
+        return _END
+
+
+async def _close_stream(items: AsyncGenerator[T, None]) -> None:
+    if isinstance(items, types.AsyncGeneratorType):
+        while items.ag_running:  # a cancelled __anext__ that has not unwound yet
+            await asyncio.sleep(0)
+    await items.aclose()
+
+
+def _backstop(timeout: float | None) -> float | None:
+    return None if timeout is None else timeout + BACKSTOP
+
+
+def _stop_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
+    """A connection dropped without close(): close it and stop its thread, without waiting."""
+    if portal.born == forks.generation:
+        portal.stop(conn.aclose, join=False)
+
+
+class PortalConnection:
+    """A connected, handshaken client connection, used from any thread. Thread-safe."""
+
+    def __init__(self, portal: LoopThread, conn: AsyncioConnection) -> None:
+        self._portal = portal
+        self._conn = conn
+        self._unclosed = weakref.finalize(self, _stop_unclosed, portal, conn)
+        self._unclosed.atexit = False
+
+    @classmethod
+    def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> PortalConnection:
+        """Start the loop thread, connect and handshake on it within
+        ``options.connect_timeout``; ``attempt`` lets another thread stop it (``Client.close``)."""
+        portal = LoopThread()
+        try:
+            future = portal.submit(AsyncioConnection.connect(options))
+            assert future is not None  # a new loop accepts work
+            conn = cls._connected(future, options, attempt)
+        except BaseException:
+            portal.stop()
+            raise
+        return cls(portal, conn)
+
+    @staticmethod
+    def _connected(
+        future: futures.Future[AsyncioConnection], options: ConnectOptions, attempt: Connecting | None
+    ) -> AsyncioConnection:
+        until = calls.deadline(_backstop(options.connect_timeout))
+        while attempt is None or not attempt.stopped:
+            left = calls.remaining(until)
+            look = left if attempt is None else _LOOK_UP if left is None else min(left, _LOOK_UP)
+            try:
+                return future.result(look)
+            except TimeoutError:
+                if future.done():  # its own ConnectTimeout, or it ended just now
+                    return future.result()
+                if left is not None and left <= _LOOK_UP:
+                    future.cancel()
+                    raise calls.connect_failed(options.host, options.port, TimeoutError()) from None
+            except BaseException:
+                future.cancel()
+                raise
+        future.cancel()
+        attempt.check()
+        raise AssertionError("unreachable: a stopped attempt raises")
+
+    # -- calls ----------------------------------------------------------------
+
+    def call(self, op: methods.Call[T], timeout: float | None, *, sent: list[int] | None = None) -> T:
+        self.check_thread()
+        future = self._portal.submit(self._conn.call(op, timeout, sent))
+        return self._result(future, timeout, calls.call_timeout)
+
+    def ping(self, timeout: float | None, *, sent: list[int] | None = None) -> float:
+        self.check_thread()
+        future = self._portal.submit(self._conn.ping(timeout, sent))
+        return self._result(future, timeout, calls.call_timeout)
+
+    def stream(
+        self, op: methods.StreamCall[T], timeout: float | None, *, sent: list[int] | None = None
+    ) -> Generator[T, None, None]:
+        """Items as they arrive, each pulled through the loop; ``timeout`` bounds the wait
+        for each. Leaving the loop early cancels the stream on the server."""
+        self.check_thread()
+        items = self._conn.stream(op, timeout, sent)
+        started = False
+
+        def expired() -> DualioError:
+            return calls.item_timeout(timeout)
+
+        try:
+            while True:
+                future = self._portal.submit(_next_item(items))
+                started = started or future is not None
+                item = self._result(future, timeout, expired)
+                if isinstance(item, _End):
+                    return
+                yield item
+        finally:
+            if started:
+                self._close(items)
+
+    def _close(self, items: AsyncGenerator[T, None]) -> None:
+        """Close a stream's async generator on the loop (its ``finally`` sends CANCEL), unless
+        it has ended. Not from the loop thread itself (a generator dropped there): the loop
+        closes a dropped async generator by itself."""
+        if getattr(items, "ag_frame", True) is None or self._portal.on_loop_thread():
+            return
+        future = self._portal.submit(_close_stream(items))
+        if future is None:
+            return  # stopping: the loop closes its async generators itself
+        try:
+            LoopThread.wait(future, _STREAM_CLOSE, calls.call_timeout)
+        except (DualioError, futures.CancelledError):
+            pass
+
+    def _result(
+        self, future: futures.Future[T] | None, timeout: float | None, expired: Callable[[], DualioError]
+    ) -> T:
+        if future is None:
+            self._closed()
+        try:
+            return LoopThread.wait(future, _backstop(timeout), expired)
+        except futures.CancelledError:  # the loop stopped under it: close() ran meanwhile
+            self._closed()
+
+    def check_thread(self) -> None:
+        """UsageError when called from the loop's own thread, or in a forked child."""
+        portal = self._portal
+        if portal.on_loop_thread():
+            raise UsageError(
+                "a Client with transport='portal' was called from its own event loop thread, "
+                "which would wait for itself: call it from another thread, or use AsyncClient "
+                "on that loop"
+            )
+        if portal.born != forks.generation:
+            raise UsageError(
+                "this connection was made before os.fork(): its event loop thread exists only "
+                "in the parent; make a new Client in the child"
+            )
+
+    def _closed(self) -> NoReturn:
+        """What a call on a closed connection raises: the call table's ClosedError, the one
+        every transport raises."""
+        self._conn._table.check_usable()
+        raise calls.closed_by_user()
+
+    # -- state ------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._conn.closed
+
+    @property
+    def dropped(self) -> int:
+        return self._conn.dropped
+
+    @property
+    def failure(self) -> DualioError | None:
+        return self._conn.failure
+
+    @property
+    def thread(self) -> threading.Thread:
+        """The thread that runs the loop (one per connection)."""
+        return self._portal.thread
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the connection lives on, for code that must run on it."""
+        return self._portal.loop
+
+    # -- closing ----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Say goodbye and fail what is still waiting with ClosedError (on the loop), then
+        stop the loop and join its thread (at most ``loop_thread.JOIN_TIMEOUT``). Idempotent."""
+        if self._portal.born != forks.generation:
+            self.forget()
+            return
+        self.check_thread()
+        self._unclosed.detach()
+        self._portal.stop(self._conn.aclose)
+
+    def forget(self) -> None:
+        """Drop a connection inherited across ``fork()``: let go of this process's copies of
+        its descriptors and nothing else (no goodbye, no lock, no loop, no thread)."""
+        self._unclosed.detach()
+        self._portal.forget()

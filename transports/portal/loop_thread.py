@@ -1,0 +1,137 @@
+"""An asyncio event loop on a thread of its own, which other threads hand coroutines to.
+
+Any thread submits a coroutine (``asyncio.run_coroutine_threadsafe``) and waits on the
+concurrent future it gets; a wait that ends first (its time is up, or the waiter is
+interrupted) cancels the coroutine's task on the loop. ``stop`` runs a last coroutine,
+cancels what is left, stops the loop and joins the thread, within a bounded time.
+
+A thread must never wait here for work of the loop it is running on: the work would
+wait for the very thread that waits for it. :meth:`LoopThread.on_loop_thread` lets a
+caller refuse that first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import selectors
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent import futures
+from typing import Any, TypeVar
+
+from transports import forks
+from transports.wire.errors import DualioError
+
+T = TypeVar("T")
+log = logging.getLogger("dualio.transport")
+
+JOIN_TIMEOUT = 5.0
+"""How long ``stop`` waits for the thread to end."""
+_CANCEL_GRACE = 2.0  # tasks left when the loop stops get this long to finish being cancelled
+
+
+class LoopThread:
+    """One ``asyncio`` selector event loop running on one daemon thread."""
+
+    def __init__(self, name: str = "dualio-portal") -> None:
+        self._selector = selectors.DefaultSelector()
+        self.loop = asyncio.SelectorEventLoop(self._selector)
+        self.born = forks.generation  # the process generation the thread runs in
+        self._lock = threading.Lock()  # orders submissions before the loop's last coroutine
+        self._open = True
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+        self.ident = self._thread.ident
+
+    def _run(self) -> None:
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.close()
+
+    @property
+    def thread(self) -> threading.Thread:
+        return self._thread
+
+    def on_loop_thread(self) -> bool:
+        return threading.get_ident() == self.ident
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> futures.Future[T] | None:
+        """Run ``coro`` on the loop; None (and ``coro`` closed, unrun) once stopping."""
+        with self._lock:
+            if self._open:
+                return asyncio.run_coroutine_threadsafe(coro, self.loop)
+        coro.close()
+        return None
+
+    @staticmethod
+    def wait(future: futures.Future[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
+        """The coroutine's result, or its exception. A wait that ends before the coroutine
+        does cancels it: after ``timeout`` seconds (raising ``expired()``), or when the
+        waiting thread is interrupted (KeyboardInterrupt). ``futures.CancelledError`` when
+        the loop cancelled it (``stop``)."""
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            if future.done():  # its own timeout error, or it ended just as the wait did
+                return future.result()
+            future.cancel()
+            raise expired() from None
+        except BaseException:
+            future.cancel()  # nothing once it is done; else the interrupted wait gives it up
+            raise
+
+    def stop(self, last: Callable[[], Awaitable[None]] | None = None, *, join: bool = True) -> bool:
+        """Run ``last()`` on the loop, cancel the tasks still running, close the async
+        generators, stop the loop and (with ``join``, from another thread) wait up to
+        JOIN_TIMEOUT for the thread to end. Later submissions get None. False when
+        stopped already."""
+        with self._lock:
+            if not self._open:
+                return False
+            self._open = False
+            asyncio.run_coroutine_threadsafe(self._finish(last), self.loop)
+        if join and not self.on_loop_thread():
+            self._thread.join(JOIN_TIMEOUT)
+            if self._thread.is_alive():
+                log.warning("the portal's event loop thread did not end within %.0f s", JOIN_TIMEOUT)
+        return True
+
+    async def _finish(self, last: Callable[[], Awaitable[None]] | None) -> None:
+        try:
+            if last is not None:
+                await last()
+        except Exception:
+            log.exception("closing on the portal's event loop failed")
+        finally:
+            this = asyncio.current_task()
+            left = [task for task in asyncio.all_tasks() if task is not this]
+            for task in left:
+                task.cancel()
+            if left:
+                await asyncio.wait(left, timeout=_CANCEL_GRACE)
+            await self.loop.shutdown_asyncgens()
+            await asyncio.sleep(0)  # what those ends scheduled runs (an aborted transport's close)
+            self.loop.stop()
+
+    def forget(self) -> None:
+        """In a process forked from the one that runs this loop: let go of this process's
+        copies of the descriptors the loop watches (the connection's socket, the loop's
+        wake-up socket) by pointing them at /dev/null, which also keeps a later close of
+        their objects from closing anything else. Nothing else is touched: the thread
+        does not exist here, the lock may have been held by it at the fork, and telling
+        the selector to stop watching a descriptor would change the parent's too (an
+        epoll set is shared across fork)."""
+        self._open = False
+        watched = self._selector.get_map()
+        if watched is None:  # the loop was closed before the fork
+            return
+        descriptors = [key.fd for key in list(watched.values())]
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            for fd in descriptors:
+                os.dup2(null, fd)
+        finally:
+            os.close(null)
