@@ -177,23 +177,40 @@ class ServiceMethods:
         return result
 
     def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]:
+        """The stream's items; the hooks hear of it once before it starts and once when it
+        ends (all items taken, the consumer left early, or an error)."""
         sent: list[int] = []
+        started = time.perf_counter()
+        delivered = received = 0
+        final: DualioError | None = None
+        if self.on_request is not None:
+            notify(self.on_request, CallStarted(op.method, len(op.args), 1))
         try:
-            transport = self._ready_transport() or self._reconnect(deadline(timeout))
-        except DualioError as exc:
-            raise _named(exc, op.method, sent) from exc.__cause__
-        items = transport.stream(op, timeout, sent=sent)
-        delivered = 0
-        try:
-            for item in items:
-                delivered += 1
-                yield item
-        except ConnectionLost as exc:
-            interrupted = StreamInterrupted(
-                f"the {op.method} stream broke after {delivered} items: {exc}", delivered
-            )
-            raise _named(interrupted, op.method, sent) from exc
-        except DualioError as exc:
-            raise _named(exc, op.method, sent) from exc.__cause__
+            try:
+                transport = self._ready_transport() or self._reconnect(deadline(timeout))
+            except DualioError as exc:
+                final = _named(exc, op.method, sent)
+                raise final from exc.__cause__
+            items = transport.stream(op, timeout, sent=sent)
+            try:
+                for item in items:
+                    delivered += 1
+                    received += answer_size(item)
+                    yield item
+            except ConnectionLost as exc:
+                interrupted = StreamInterrupted(
+                    f"the {op.method} stream broke after {delivered} items: {exc}", delivered
+                )
+                final = _named(interrupted, op.method, sent)
+                raise final from exc
+            except DualioError as exc:
+                final = _named(exc, op.method, sent)
+                raise final from exc.__cause__
+            finally:
+                items.close()
         finally:
-            items.close()
+            if self.on_response is not None:
+                rid = sent[-1] if sent else None
+                ended = CallFinished(op.method, len(op.args), received, time.perf_counter() - started,
+                                     1, final, rid)
+                notify(self.on_response, ended)

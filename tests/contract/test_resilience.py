@@ -51,7 +51,7 @@ from dualio import (
     StreamInterrupted,
 )
 from dualio_sync import Client
-from tests.conftest import _STARTED
+from tests.conftest import _STARTED, ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, TIMER_SLACK, peer_finishes, timed
 from tests.scripted_peer import ScriptedPeer, ScriptError, drain, expect, stall, welcome
@@ -942,3 +942,30 @@ def test_the_blocking_client_leaves_no_threads_or_fds() -> None:
         for process in warm:
             process.discard()
 
+
+
+async def test_a_stream_is_one_call_to_the_hooks(transport: Transport, server: ServerProcess) -> None:
+    """Taken whole, left early, or failed: each stream is one CallStarted and, once it ended,
+    one CallFinished with the size of what was delivered."""
+    seen = Seen()
+    client = await transport.connect((server.host, server.port), **seen.hooks())
+    try:
+        whole = await client.words(5)
+        first = await client.words(10, 0.01, take=2)
+        with pytest.raises(DualioTimeout):
+            await client.words(3, 2.0, timeout=0.1)
+        with anyio.fail_after(5):  # an async generator left early is closed by the loop, soon
+            while len(seen.finished) < 3:
+                await anyio.sleep(0.01)
+    finally:
+        await client.aclose()
+    assert [(s.method, s.attempt) for s in seen.started] == [("words", 1)] * 3
+    assert len(seen.finished) == 3
+    done = [f for f in seen.finished if f.error is None and f.response_bytes == sum(map(len, whole))]
+    assert len(done) == 1 and done[0].request_id is not None and done[0].attempts == 1
+    left = [f for f in seen.finished if f.error is None and f.response_bytes == sum(map(len, first))]
+    assert len(left) == 1
+    [failed] = [f for f in seen.finished if f.error is not None]
+    assert isinstance(failed.error, DualioTimeout)
+    assert failed.response_bytes == len(word_at(0))  # the first word comes at once, the next never in time
+    assert 0.1 - TIMER_SLACK <= failed.duration < 0.1 + PROMPT
