@@ -103,23 +103,23 @@ class PortalConnection:
         future: futures.Future[AsyncioConnection], options: ConnectOptions, attempt: Connecting | None
     ) -> AsyncioConnection:
         until = calls.deadline(_backstop(options.connect_timeout))
-        while attempt is None or not attempt.stopped:
+        while True:
+            if attempt is not None and attempt.stopped:
+                future.cancel()
+                attempt.check()  # raises: the client was closed while it connected
             left = calls.remaining(until)
+            if left is not None and left <= 0:  # the loop never answered: the backstop
+                future.cancel()
+                raise calls.connect_failed(options.host, options.port, TimeoutError())
             look = left if attempt is None else _LOOK_UP if left is None else min(left, _LOOK_UP)
             try:
                 return future.result(look)
             except TimeoutError:
                 if future.done():  # its own ConnectTimeout, or it ended just now
                     return future.result()
-                if left is not None and left <= _LOOK_UP:
-                    future.cancel()
-                    raise calls.connect_failed(options.host, options.port, TimeoutError()) from None
             except BaseException:
                 future.cancel()
                 raise
-        future.cancel()
-        attempt.check()
-        raise AssertionError("unreachable: a stopped attempt raises")
 
     # -- calls ----------------------------------------------------------------
 

@@ -42,7 +42,11 @@ class LoopThread:
         self._lock = threading.Lock()  # orders submissions before the loop's last coroutine
         self._open = True
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
+        try:
+            self._thread.start()
+        except BaseException:
+            self.loop.close()
+            raise
         self.ident = self._thread.ident
 
     def _run(self) -> None:
