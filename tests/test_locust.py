@@ -7,6 +7,7 @@ counted is checked against what the server says it served.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -22,7 +23,8 @@ import pytest
 from dualio_sync import Client
 from tests.conftest import ServerProcess
 
-pytest.importorskip("locust")
+if importlib.util.find_spec("locust") is None:  # not imported here: importing it patches this process
+    pytest.skip("locust is not installed", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -267,3 +269,11 @@ def test_without_locust_the_import_error_names_the_extra() -> None:
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == (
         "ImportError: dualio.locust needs Locust, which is not installed: pip install 'dualio[locust]'")
+
+
+def test_the_suite_process_is_never_patched() -> None:
+    """Locust runs in processes of their own: the one running the suite keeps its own
+    threads and sockets (a patched one would turn every later test into greenlets)."""
+    assert "locust" not in sys.modules
+    monkey = sys.modules.get("gevent.monkey")
+    assert monkey is None or not monkey.is_module_patched("socket")  # type: ignore[attr-defined]
