@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -48,6 +48,7 @@ from dualio.lab.scenarios import (
 from dualio.lab.server_process import ServerProcess, ServerProcessError
 from dualio.server.limits import raise_fd_limit
 from dualio_sync import Client, DualioError
+from transports.wire.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,
@@ -223,6 +224,29 @@ def _fresh_op(op: Operation) -> Operation:
     return op
 
 
+class StatsSource(Protocol):
+    """Where the lab reads a server's counters: a kept Client, or :class:`FreshStats`."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def stats(self, *, timeout: float | None) -> ServerStats: ...
+
+
+class FreshStats:
+    """A server's counters over a connection of their own, closed at once: a one-at-a-time
+    server serves nobody else while a connection stays open."""
+
+    closed = False
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+
+    def stats(self, *, timeout: float | None) -> ServerStats:
+        with Client(self.host, self.port, timeout=timeout, connect_timeout=timeout) as client:
+            return client.stats()
+
+
 @dataclass
 class Series:
     """One cell of the tables and the rounds measured for it so far."""
@@ -287,7 +311,8 @@ class Lab:
     """The servers of one run and the measurement of one round of a job or a model."""
 
     def __init__(self, plan: Plan, servers: dict[str, ServerProcess | None],
-                 addresses: dict[str, tuple[str, int]], stats: dict[str, Client], slowdown: float) -> None:
+                 addresses: dict[str, tuple[str, int]], stats: dict[str, StatsSource],
+                 slowdown: float) -> None:
         self.plan = plan
         self.servers = servers
         self.addresses = addresses
@@ -524,8 +549,12 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
                     models_wanted = ["external"]
                     servers["external"] = None
                     addresses["external"] = (args.host, args.port)
-                stats = {name: stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
-                         for name, address in addresses.items()}
+                stats: dict[str, StatsSource] = {}
+                for name, address in addresses.items():
+                    if name in server_setups.SETUPS and server_setups.SETUPS[name].model == "sequential":
+                        stats[name] = FreshStats(*address)  # a kept connection would be the only one served
+                    else:
+                        stats[name] = stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
             except (ServerProcessError, DualioError) as exc:
                 raise BenchError(f"cannot reach the server: {exc}") from exc
             meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}

@@ -110,7 +110,7 @@ POOL_MODES = ("emulated-pool", "asyncio.to_thread", "anyio.to_thread")
 
 def model_kind(mode: str) -> str:
     """Which model the lab gives a mode's fan-out cells (dualio.lab.scenarios, bench)."""
-    if mode == "sync":
+    if mode in ("sync", "portal"):
         return SEQUENTIAL_MODEL
     if mode in POOL_MODES or mode.startswith("emulated-pool-w"):
         return POOL_MODEL

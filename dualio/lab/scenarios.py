@@ -9,7 +9,7 @@ from dualio.lab.drivers import Workload
 from dualio.lab.modes import Mode
 from dualio.lab.operations import Blob, Echo, Operation, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
-from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS
+from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, SETUPS
 
 SCENARIOS = ("throughput", "overhead", "fanout", "echo", "wordcount", "blob", "models")
 MIB = 1 << 20
@@ -171,6 +171,10 @@ def blob(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
             work = Workload(plan.blob_requests, plan.blob_inflight, 0.0)
             cell = Cell("blob", f"{work.total}×1MiB c={work.inflight}", mode.name, server,
                         work.total, 1 if mode.family == "sync" else work.inflight, 0.0)
+            if mode.family == "threads" and SETUPS[server].model == "sequential":
+                cell.skipped = True
+                cell.note = ("skipped: each thread holds a connection until all are done, and a "
+                             "one-at-a-time server serves one connection until it leaves")
             yield Job(cell, mode, work, Blob(MIB), server, payload_bytes=MIB)
 
 

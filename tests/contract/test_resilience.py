@@ -761,7 +761,7 @@ def impatient_server() -> Iterator[Server]:
     server.close()
 
 
-IDLE_PINGED = {"native-asyncio", "native-uvloop", "callback-asyncio", "callback-trio"}
+IDLE_PINGED = {"native-asyncio", "native-uvloop", "callback-asyncio", "callback-trio", "portal"}
 """Transports with a reader while idle (a timer, a reader thread): they PING an idle
 connection. The others check it before the next call (docs/api.md, keepalive)."""
 
