@@ -159,7 +159,7 @@ def wordcount(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job
             yield Job(cell, mode, work, op, server, connections=n)
 
 
-BLOB_MODES = ("sync", "threads", "emulated-pool", "native-asyncio")
+BLOB_MODES = ("sync", "portal", "threads", "emulated-pool", "native-asyncio")
 
 
 def blob(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
