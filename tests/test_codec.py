@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from transports.wire.blob import CHUNK, blob_bytes
 from transports.wire.errors import FrameTooLarge, ProtocolError
 from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
+    HEADER,
     LARGE_PAYLOAD,
     MAX_REQUEST_ID,
     Frame,
@@ -165,12 +167,13 @@ large_frames_st = st.builds(
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(large_frames_st, min_size=1, max_size=4), st.data())
-def test_large_frames_split_anywhere(sent: list[Frame], data: st.DataObject) -> None:
-    """Large payloads (collected in a buffer of their own) among small ones, the stream
-    cut at random points, some cuts inside a header: every frame comes out whole."""
+@given(st.lists(large_frames_st, min_size=1, max_size=4), st.data(), st.booleans())
+def test_large_frames_split_anywhere(sent: list[Frame], data: st.DataObject, large_buffers: bool) -> None:
+    """Large payloads (in a buffer of their own, or in the stream buffer) among small
+    ones, the stream cut at random points, some cuts inside a header: every frame
+    comes out whole."""
     stream = b"".join(encode_frame(f.kind, f.id, f.payload) for f in sent)
-    decoder = FrameDecoder()
+    decoder = FrameDecoder(large_buffers=large_buffers)
     got: list[Frame] = []
     pos = 0
     while pos < len(stream):
@@ -190,7 +193,7 @@ def test_large_payloads_received_into_their_room(sent: list[Frame], data: st.Dat
     (any amount that fits), fed as bytes otherwise. Frames come out whole, in order,
     and a payload's buffer is never one the caller's bytes share."""
     stream = b"".join(encode_frame(f.kind, f.id, f.payload) for f in sent)
-    decoder = FrameDecoder()
+    decoder = FrameDecoder(large_buffers=True)
     got: list[Frame] = []
     pos = 0
     while pos < len(stream):
@@ -211,7 +214,7 @@ def test_large_payloads_received_into_their_room(sent: list[Frame], data: st.Dat
 def test_room_is_sized_from_the_header_and_bounded() -> None:
     payload = bytes(range(256)) * ((LARGE_PAYLOAD + 1000) // 256)
     data = encode_frame(FrameKind.RESPONSE, 3, payload)
-    decoder = FrameDecoder()
+    decoder = FrameDecoder(large_buffers=True)
     assert decoder.room() is None
     assert decoder.feed(data[:100]) == []
     room = decoder.room()
@@ -233,10 +236,20 @@ def test_room_is_sized_from_the_header_and_bounded() -> None:
     assert frame.payload == payload
 
 
+def test_a_server_decoder_holds_only_what_arrived() -> None:
+    """A header announcing the largest payload allowed, and nothing after it: a decoder
+    without large buffers holds the bytes that came, not the size announced."""
+    decoder = FrameDecoder()
+    header = HEADER.pack(DEFAULT_MAX_FRAME_SIZE, FrameKind.REQUEST, 1)
+    assert decoder.feed(header + b"x" * 100) == []
+    assert decoder.room() is None and decoder.buffered == len(header) + 100
+    assert sys.getsizeof(decoder._buffer) < 64 * 1024
+
+
 def test_a_large_frame_counts_as_buffered_and_its_kind_is_checked_first() -> None:
     payload = b"p" * (LARGE_PAYLOAD + 10)
     data = encode_frame(FrameKind.RESPONSE, 7, payload)
-    decoder = FrameDecoder()
+    decoder = FrameDecoder(large_buffers=True)
     assert decoder.feed(data[:1000]) == []
     assert decoder.buffered == 1000
     assert decoder.feed(data[1000:-1]) == []

@@ -66,6 +66,27 @@ def test_regressions_need_noise_and_threshold(
     assert max(len(line) for line in out.splitlines() if str(tmp_path) not in line) <= 100
 
 
+def test_a_cell_that_loses_calls_is_a_regression_whatever_its_speed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    faster = {**cell("throughput", "sync", "ops_per_s", 12_000, 11_900, 12_100), "errors": 2, "wrong": 0}
+    new = document(faster, BASE["cells"][1])
+    code, out, _ = compare(write(tmp_path / "old.json", BASE), write(tmp_path / "new.json", new),
+                           capsys=capsys)
+    assert code == 1
+    assert "LOST OR MISROUTED CALLS in NEW: throughput sequential sync async (errors 2, wrong 0)" in out
+    unchanged = document({**faster}, BASE["cells"][1])  # the same failure in both: not new
+    code, _, _ = compare(write(tmp_path / "a.json", unchanged), write(tmp_path / "b.json", unchanged),
+                         capsys=capsys)
+    assert code == 0
+
+
+def test_a_file_without_meta_is_compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bare = {key: value for key, value in BASE.items() if key != "meta"}
+    code, _, err = compare(write(tmp_path / "a.json", BASE), write(tmp_path / "b.json", bare),
+                           capsys=capsys)
+    assert code == 0 and "Traceback" not in err
+
+
 def test_the_threshold_is_a_percentage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     new = document(cell("throughput", "sync", "ops_per_s", 8_000, 7_900, 8_100))
     paths = write(tmp_path / "old.json", BASE), write(tmp_path / "new.json", new)

@@ -57,10 +57,11 @@ def on_loop(conn: PortalConnection, fn: Callable[[], object]) -> BaseException |
 
 
 def in_flight_drops_to_zero(client: Client, within: float = PROMPT) -> bool:
-    """The server has no request in flight (but the stats call asking) within ``within``."""
+    """The server has no request in flight within ``within`` (it answers stats at once,
+    without counting it in flight)."""
     until = time.monotonic() + within
     while time.monotonic() < until:
-        if client.stats().requests_in_flight <= 1:
+        if client.stats().requests_in_flight == 0:
             return True
         time.sleep(0.01)
     return False

@@ -523,13 +523,15 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
              rounds: Rounds, slowdown: float, meta: dict[str, Any], interrupts: Interrupts,
              series: list[Series]) -> None:
     """Start the servers, warm up, run the rounds; ``series`` fills as rounds finish."""
-    wanted = list(args.server_setups)
-    used = {wanted[0]} if any(s not in BOTH_SERVER_MODELS for s in scenarios) else set()
+    wanted = set(args.server_setups)
+    used: set[str] = set()
     if "echo" in scenarios:
-        used.update(server_setups.ECHO_SETUPS)
+        used.update(wanted & set(server_setups.ECHO_SETUPS))
     if "blob" in scenarios:
-        used.update(server_setups.BLOB_SETUPS)
-    models_wanted = [name for name in wanted if name in used] or wanted[:1]
+        used.update(wanted & set(server_setups.BLOB_SETUPS))
+    if any(s not in BOTH_SERVER_MODELS for s in scenarios) or not used:
+        used.add("async")  # the other scenarios measure clients, against the async server
+    models_wanted = [name for name in server_setups.SETUPS if name in used]  # async first
     placement = Placement(enabled=not args.no_pin and args.host is None)
     with ExitStack() as stack:
         try:
@@ -647,13 +649,13 @@ def _finish(out: Path, series: Sequence[Series], scenarios: Sequence[str], round
     meta.update({"partial": bool(stopped_by), "finished": metadata.now(),
                  "duration_s": round(time.perf_counter() - started, 3)})
     notes: list[str] = []
+    report.write_json(out / "results.json",  # first: nothing after it can lose the numbers
+                      report.results_document(cells, meta, goals, metadata.SCHEMA_VERSION))
     if not stopped_by:
         report.print_tables(cells, ordered, rounds.repeat, colour=sys.stdout.isatty())
         print_goals(goals, rounds.repeat)
         notes = _draw_charts(out, cells)
     charts = sorted(p.name for p in out.glob("*.png"))
-    report.write_json(out / "results.json",
-                      report.results_document(cells, meta, goals, metadata.SCHEMA_VERSION))
     report.write_atomic(out / "results.md", report.markdown(cells, ordered, meta, goals, charts))
     for note in notes:
         print(note)

@@ -138,6 +138,20 @@ class Change:
         return self.beyond_noise and self.worse and percent is not None and abs(percent) > limit
 
 
+def broken(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """NEW's cells that lost or misrouted calls where OLD's did not (or OLD lacks them):
+    a regression whatever their speed."""
+    before = {key(c): c for c in old["cells"]}
+    found = []
+    for cell in new["cells"]:
+        if cell.get("skipped") or not (cell.get("errors") or cell.get("wrong")):
+            continue
+        earlier = before.get(key(cell))
+        if earlier is None or not (earlier.get("errors") or earlier.get("wrong")):
+            found.append(cell)
+    return found
+
+
 def changes(old: dict[str, Any], new: dict[str, Any], metrics: Sequence[str] | None = None) -> list[Change]:
     """Each metric of each cell the two runs share (both measured it), in NEW's order.
 
@@ -224,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dualio bench compare: {exc}", file=sys.stderr)
         return 2
     if _machine(old.get("meta", {})) != _machine(new.get("meta", {})):
-        (model_a, cpus_a), (model_b, cpus_b) = _machine(old["meta"]), _machine(new["meta"])
+        (model_a, cpus_a), (model_b, cpus_b) = _machine(old.get("meta", {})), _machine(new.get("meta", {}))
         print(f"dualio bench compare: warning: the runs are from different machines ({model_a}, "
               f"{cpus_a} CPUs vs {model_b}, {cpus_b} CPUs); a change may be the machine's", file=sys.stderr)
     for name, data in (("OLD", old), ("NEW", new)):
@@ -233,6 +247,10 @@ def run(args: argparse.Namespace) -> int:
     lines, regressions = report_lines(old, new, limit)
     print(f"OLD {args.old}\nNEW {args.new}\n")
     print("\n".join(lines))
+    for cell in broken(old, new):
+        print(f"LOST OR MISROUTED CALLS in NEW: {' '.join(key(cell))} "
+              f"(errors {cell.get('errors')}, wrong {cell.get('wrong')})")
+        regressions += 1
     if regressions:
         print(f"\n{regressions} cells regressed beyond noise and by more than {limit:g}%")
         return 1

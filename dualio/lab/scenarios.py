@@ -11,6 +11,18 @@ from dualio.lab.operations import Blob, Echo, Operation, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
 from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, SETUPS
 
+PORTAL_FDS = 4
+"""Open files of one portal client: its socket, its loop's selector and wake-up pipe."""
+
+
+def open_files_limit() -> int:
+    try:
+        import resource
+    except ImportError:  # no such limit to check here
+        return 1 << 30
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 SCENARIOS = ("throughput", "overhead", "fanout", "echo", "wordcount", "blob", "models")
 MIB = 1 << 20
 
@@ -82,6 +94,10 @@ def fanout(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
                 continue
             work = Workload(n, n, y, timeout=max(120.0, 3 * _predicted(mode, Workload(n, n, y))))
             cell = Cell("fanout", f"N={n}", mode.name, servers[0], n, n, y)
+            if mode.name == "portal-threads" and n * PORTAL_FDS > open_files_limit():
+                cell.skipped = True
+                cell.note = (f"skipped: {n:,} portal clients hold about {n * PORTAL_FDS:,} files "
+                             "(a socket, a selector and a wake-up pipe each), over the open-files limit")
             if mode.workers:
                 cell.model_s = pool_model(n, mode.workers, y)
             elif mode.family == "sync":
@@ -156,6 +172,11 @@ def wordcount(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job
             cell = Cell("wordcount", f"N={n}", mode.name, server, n, n, plan.word_wait)
             if mode.family == "native":  # a connection per stream (threads: one each already)
                 op.per_request_connection = True
+            if mode.family == "threads" and n > plan.thread_connect_cap:
+                cell.skipped = True
+                cell.note = (f"skipped: {n:,} threads connecting at once; above "
+                             f"{plan.thread_connect_cap:,} CPython threads convoy on the GIL, and on "
+                             "the lab's one client core one round outlasts its timeout (docs/results.md)")
             yield Job(cell, mode, work, op, server, connections=n)
 
 

@@ -98,7 +98,11 @@ class ServerProcess:
             process_group=0,
         )
         assert self._process.stdout is not None
-        line = self._process.stdout.readline()
+        try:
+            line = self._process.stdout.readline()
+        except BaseException:  # interrupted before anyone owns the process: stop it here
+            self.stop()
+            raise
         if not line.startswith("listening on "):
             self._process.kill()
             self._process.wait()
@@ -168,13 +172,15 @@ class ServerProcess:
         process, self._process = self._process, None
         if process is None:
             return
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
+        try:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
                 process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        except BaseException:  # too slow, or interrupted while waiting: never leave it running
+            process.kill()
+            process.wait()
+            if not isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
+                raise
 
     def __enter__(self) -> ServerProcess:
         return self.start()

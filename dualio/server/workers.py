@@ -74,12 +74,15 @@ STOP_TIMEOUT = 8.0
 """Seconds the workers have to stop after SIGTERM before they are killed."""
 ORPHAN_GRACE = 5.0
 """Seconds a worker whose supervisor died has to stop before it exits regardless."""
+REAP_TIMEOUT = 5.0
+"""How long the supervisor waits for killed workers to be gone before it exits anyway."""
 
 WorkerMain = Callable[[ServerConfig, Callable[[int], None]], int]
 """Runs one worker's server until SIGTERM: given its config and a function to call with
 the port once it listens; returns the worker's exit status."""
 
-_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD)
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGCHLD") if hasattr(signal, name))
+"""(No SIGCHLD on Windows: importing this module must not fail there, though workers need fork.)"""
 
 
 def kernel_balances_reuse_port() -> bool:
@@ -304,13 +307,17 @@ class Supervisor:
     def _kill_all(self) -> None:
         """Leave no worker behind, whatever ended the supervisor."""
         self._signal_all(signal.SIGKILL)
+        until = time.monotonic() + REAP_TIMEOUT  # a process stuck in the kernel may outlive SIGKILL
         for worker in self._workers:
-            if worker.pid:
+            while worker.pid:
                 try:
-                    os.waitpid(worker.pid, 0)
+                    done, _ = os.waitpid(worker.pid, os.WNOHANG)
                 except ChildProcessError:
-                    pass
-                worker.pid = 0
+                    done = worker.pid
+                if done or time.monotonic() >= until:
+                    worker.pid = 0
+                else:
+                    time.sleep(0.01)
             if worker.ready_fd >= 0:
                 os.close(worker.ready_fd)
                 worker.ready_fd = -1

@@ -139,6 +139,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         for timer in (self._keepalive_timer, self._deadline_timer):
             if timer is not None:
                 timer.cancel()
+        self._deadline_timer = None
+        self._deadlines.armed = math.inf  # no timer runs now
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
         if not self._lost.done():

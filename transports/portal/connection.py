@@ -89,12 +89,15 @@ class PortalConnection:
         """Start the loop thread, connect and handshake on it within
         ``options.connect_timeout``; ``attempt`` lets another thread stop it (``Client.close``)."""
         portal = LoopThread()
+        future: futures.Future[AsyncioConnection] | None = None
         try:
             future = portal.submit(AsyncioConnection.connect(options))
             assert future is not None  # a new loop accepts work
             conn = cls._connected(future, options, attempt)
         except BaseException:
-            portal.stop()
+            made = (future is not None and future.done() and not future.cancelled()
+                    and future.exception() is None)
+            portal.stop(future.result().aclose if made and future else None)  # one made anyway: closed
             raise
         return cls(portal, conn)
 

@@ -82,7 +82,7 @@ class ClientProtocol:
     def __init__(
         self, *, token: str | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     ) -> None:
-        self.decoder = FrameDecoder(max_frame_size)
+        self.decoder = FrameDecoder(max_frame_size, large_buffers=True)
         self.max_frame_size = max_frame_size
         self.server_max_frame_size = max_frame_size
         self._token = token

@@ -23,7 +23,7 @@ MIN_FRAME_LENGTH = HEADER_SIZE - LENGTH_SIZE  # kind + id
 MAX_REQUEST_ID = 0xFFFFFFFF
 LARGE_PAYLOAD = 64 * 1024
 """A frame with a payload this large or larger is collected in a buffer of its own."""
-SPARE_LIMIT = 4 * 1024 * 1024
+SPARE_LIMIT = 1024 * 1024
 """The largest payload buffer a decoder keeps for the next large frame."""
 
 
@@ -80,20 +80,25 @@ class FrameDecoder:
 
     A length prefix over the limit is rejected as soon as its four bytes arrive,
     before any of the frame is buffered. After an error the decoder stays broken.
-    The payload of a large frame (``LARGE_PAYLOAD`` bytes or more) gets a buffer
-    of its own, sized from its header (already checked against the limit), that a
-    transport may receive straight into (:meth:`room`, :meth:`received`); the
-    ``bytes`` the caller gets is one copy of it. After the frame, the decoder keeps
-    that buffer for the next large one if it is at most ``SPARE_LIMIT`` bytes.
+    With ``large_buffers`` (a client's decoder), the payload of a large frame
+    (``LARGE_PAYLOAD`` bytes or more) gets a buffer of its own, sized from its
+    header (already checked against the limit), that a transport may receive
+    straight into (:meth:`room`, :meth:`received`); the ``bytes`` the caller gets is
+    one copy of it. (Bytes fed instead, by a transport that cannot receive into a
+    buffer, are copied in: one copy more.) After the frame, the decoder keeps that buffer for the next large
+    one if it is at most ``SPARE_LIMIT`` bytes. Without it (a server's decoder), a
+    frame is collected in the stream buffer, which grows only with the bytes that
+    arrived: a header alone must not make a server hold the memory it announces.
     """
 
     __slots__ = (
-        "_broken", "_buffer", "_large", "_large_filled", "_large_head", "_large_size", "_spare",
-        "max_frame_size",
+        "_broken", "_buffer", "_large", "_large_filled", "_large_from", "_large_head", "_large_size",
+        "_spare", "max_frame_size",
     )
 
-    def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE) -> None:
+    def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, *, large_buffers: bool = False) -> None:
         self.max_frame_size = validate_max_frame_size(max_frame_size)
+        self._large_from = LARGE_PAYLOAD if large_buffers else 0xFFFFFFFF  # payload size
         self._buffer = bytearray()
         self._broken: ProtocolError | None = None
         self._large: memoryview | None = None  # a large frame's payload, filled so far
@@ -188,9 +193,12 @@ class FrameDecoder:
                     break
                 _, kind, request_id = HEADER.unpack_from(source, pos)
                 frame_kind = _KINDS.get(kind)
-                if frame_kind is None:
+                if frame_kind is None:  # a large frame's kind is checked before its payload comes
                     raise ProtocolError(f"unknown frame kind {kind}")
-                if end > size:  # a large frame's start: its payload gets a buffer of its own
+                if end > size:
+                    if length - MIN_FRAME_LENGTH < self._large_from:
+                        break  # collected in the stream buffer
+                    # a large frame's start: its payload gets a buffer of its own
                     with memoryview(source) as view:
                         self._large_start(frame_kind, request_id, length - MIN_FRAME_LENGTH,
                                           view[pos + HEADER_SIZE :])
