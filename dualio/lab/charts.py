@@ -236,6 +236,22 @@ def _skip_handles(cells: Sequence[Cell]) -> list[Any]:
     return handles
 
 
+def _wall_lines(axes: Any, modes: Sequence[str], measured: Sequence[Cell]) -> tuple[list[float], bool]:
+    """Each mode's wall time against N, with its spread as error bars: the values drawn
+    (for the axis limits) and whether any error bar was."""
+    values: list[float] = []
+    bars = False
+    for mode in modes:
+        mine = sorted((c for c in measured if c.mode == mode), key=lambda c: c.total)
+        if not mine:
+            continue
+        ys = [float(c.wall_s or 0.0) for c in mine]
+        _line(axes, mode, [c.total for c in mine], ys, None)
+        bars = _error_bars(axes, mode, mine, "total", "wall_s") or bars
+        values += ys + [v for c in mine if (found := interval(c, "wall_s")) for v in found]
+    return values, bars
+
+
 def fanout_figure(cells: Sequence[Cell]) -> Figure | None:
     """Wall time against N per mode, log-log, each mode's model thin and dashed."""
     from matplotlib.lines import Line2D
@@ -250,19 +266,14 @@ def fanout_figure(cells: Sequence[Cell]) -> Figure | None:
     delay = measured[0].delay
     values = [delay]
     kinds: set[str] = set()
-    bars = False
+    more, bars = _wall_lines(axes, modes, measured)
+    values += more
     for mode in modes:
-        mine = sorted((c for c in measured if c.mode == mode), key=lambda c: c.total)
-        if not mine:
-            continue
-        ys = [float(c.wall_s or 0.0) for c in mine]
-        _line(axes, mode, [c.total for c in mine], ys, None)
-        bars = _error_bars(axes, mode, mine, "total", "wall_s") or bars
-        values += ys + [high for c in mine if (found := interval(c, "wall_s")) for high in found]
-        modelled = [c for c in mine if c.model_s]
+        modelled = [c for c in measured if c.mode == mode and c.model_s]
         if modelled:
             kind = model_kind(mode)
             kinds.add(kind)
+            modelled.sort(key=lambda c: c.total)
             axes.plot([c.total for c in modelled], [c.model_s or 0.0 for c in modelled],
                       color=style(mode).colour, linestyle=MODEL_LINES[kind], linewidth=1.0,
                       alpha=0.7, zorder=2)
@@ -306,15 +317,7 @@ def wordcount_figure(cells: Sequence[Cell]) -> Figure | None:
     figure = _figure(11, 6)
     axes = figure.add_subplot()
     modes = list(dict.fromkeys(c.mode for c in chosen))
-    values: list[float] = []
-    bars = False
-    for mode in modes:
-        mine = sorted((c for c in measured if c.mode == mode), key=lambda c: c.total)
-        if mine:
-            ys = [float(c.wall_s or 0.0) for c in mine]
-            _line(axes, mode, [c.total for c in mine], ys, None)
-            bars = _error_bars(axes, mode, mine, "total", "wall_s") or bars
-            values += ys + [v for c in mine if (found := interval(c, "wall_s")) for v in found]
+    values, bars = _wall_lines(axes, modes, measured)
     axes.set_xscale("log")
     axes.set_yscale("log")
     ns = sorted({c.total for c in chosen})

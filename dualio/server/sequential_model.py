@@ -65,13 +65,7 @@ class SequentialServer(ThreadedServer):
         self._stopping.set()
         deadline = time.monotonic() + STOP_GRACE
         while thread.is_alive() and time.monotonic() < deadline:
-            with self._lock:
-                socks = list(self._socks)
-            for sock in socks:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            self._shut_connections()  # the served one runs on the accepting thread
             thread.join(STOP_POLL)
         if thread.is_alive():  # a request sleeping while its connection's queue is full
             log.warning("stopping with a request still in progress (its thread is left to end)")

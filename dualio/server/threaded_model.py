@@ -350,6 +350,10 @@ class ThreadedServer:
         self._listener.close()
         self._listener = None
         self._thread = None
+        self._shut_connections()
+
+    def _shut_connections(self) -> None:
+        """Shut every open connection down: its handler's next read sees the end."""
         with self._lock:
             socks = list(self._socks)
         for sock in socks:
