@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import select
 import selectors
 import socket
@@ -387,8 +388,11 @@ class BlockingConnection(OnCallTable[_Completion]):
         return call
 
     def _await(self, call: Call, until: float) -> None:
+        """Wait for ``call``'s answer; a wait that fails (a timeout, an interrupt) gives
+        the call up."""
         try:
-            self._wait(call, until, want_item=False)
+            if not self._lone_read(call, until):
+                self._wait(call, until, want_item=False)
         except BaseException:
             self.cancel(call)
             raise
@@ -470,6 +474,24 @@ class BlockingConnection(OnCallTable[_Completion]):
                     self._reading = False
                     self._pass_reader_role()
 
+    def _lone_read(self, call: Call, until: float) -> bool:
+        """The common case, a caller alone on the connection: if the reader role is free,
+        take it, read once and route what came (which gives the role back). True if that
+        ended ``call``; else the caller waits as :meth:`_wait` does."""
+        table = self._table
+        with self._mutex:
+            if call.done:
+                return True
+            if self._reading or table.backlogged:
+                return False
+            self._reading = True
+        left = None if until == math.inf else until - time.monotonic()
+        check = table.keepalive_wait()
+        if check is not None and (left is None or check < left):
+            left = check
+        self._read_once(left)
+        return call.done
+
     def _read_idle(self) -> None:
         """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
         or the end of the stream), so the call about to start finds the connection closed
@@ -517,11 +539,12 @@ class BlockingConnection(OnCallTable[_Completion]):
                 routed = True
                 if failure is not None:
                     self._shutdown_socket()
-                ready = self._take_ready()
+                ready = self._take_ready() if self._ready else None
                 if not ready and not keep_role:
                     self._reading = False
                     released = True
-                    self._pass_reader_role()
+                    if self._sleeping or self._sleepers:
+                        self._pass_reader_role()
             if ready:
                 # Still holding the reader role, so callbacks run one at a time, in frame order.
                 _run_all(ready)
@@ -619,8 +642,17 @@ class BlockingConnection(OnCallTable[_Completion]):
         stream, None if nothing came in time."""
         if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
             timeout = self._poll_slice
+        poller = self._read_poll
+        if not self._tls and poller is not None:  # wait first: a failed recv costs more
+            if poller.poll(None if timeout is None else int(timeout * 1000) + 1 if timeout > 0 else 0):
+                try:
+                    return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
+                except BlockingIOError:
+                    pass  # readable, then not: wait again, for what is left of the timeout
+            elif timeout is not None:
+                return None
         until = deadline(timeout)
-        if not self._tls:  # wait first: an answer is rarely in already, and a failed recv costs
+        if not self._tls:
             while True:
                 if not self._wait_io(selectors.EVENT_READ, until, self._read_poll):
                     return None
@@ -647,8 +679,14 @@ class BlockingConnection(OnCallTable[_Completion]):
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise calls.write_lock_timeout()
         try:
-            self._write_locked(data, until)
-            self._write_control_locked()
+            try:
+                written = 0 if self._tls else self._sock.send(data)
+            except OSError:
+                written = 0  # met again by the write below, which waits or fails the connection
+            if written < len(data):
+                self._write_locked(data, until, written)
+            if self._control:
+                self._write_control_locked()
         finally:
             self._write_lock.release()
 
@@ -676,9 +714,10 @@ class BlockingConnection(OnCallTable[_Completion]):
         except DualioError:
             pass  # the connection is failed already; a CANCEL is only advice
 
-    def _write_locked(self, data: bytes, until: float) -> None:
-        """Write ``data`` whole under the write lock; on a stall mid-frame, fail the connection."""
-        view: bytes | memoryview = data
+    def _write_locked(self, data: bytes, until: float, written: int = 0) -> None:
+        """Write ``data`` (past its first ``written`` bytes) whole under the write lock; on
+        a stall mid-frame, fail the connection."""
+        view: bytes | memoryview = memoryview(data)[written:] if written else data
         try:
             while view:
                 try:

@@ -79,6 +79,8 @@ class CallKind(Enum):
     PING = "ping"
     HANDSHAKE = "handshake"
 
+    __hash__ = object.__hash__  # looked up per frame; Enum's own hashes the name, in Python
+
 
 class Next(Enum):
     """What :meth:`CallState.next_item` says when it has no item to give."""
@@ -330,13 +332,18 @@ class CallTable(Generic[W]):
         """A new call and the bytes of its request (a PING for ``CallKind.PING``)."""
         if self.closing or self.failure is not None:
             self.check_usable()
-        rid = self._new_id()
+        calls = self._calls
+        rid = self._next_id
+        if rid < MAX_REQUEST_ID and rid not in calls:
+            self._next_id = rid + 1
+        else:
+            rid = self._new_id()
         if kind is CallKind.PING:
             data = encode_frame(FrameKind.PING, rid)
         else:
             data = self.protocol.request(rid, method, args)
         state: CallState[W] = CallState(rid, kind, method)
-        self._calls[rid] = state
+        calls[rid] = state
         return state, data
 
     def _new_id(self) -> int:

@@ -157,8 +157,15 @@ class FrameDecoder:
     def feed(self, data: bytes) -> list[Frame]:
         if self._broken is not None:
             raise self._broken
-        frames: list[Frame] = []
         large = self._large
+        if large is None and not self._buffer and len(data) >= HEADER_SIZE:
+            # the common case, one whole frame and nothing buffered: as the loop below would
+            length, kind, request_id = HEADER.unpack_from(data)
+            if len(data) == LENGTH_SIZE + length and MIN_FRAME_LENGTH <= length <= self.max_frame_size:
+                frame_kind = _KINDS.get(kind)
+                if frame_kind is not None:
+                    return [_frame(Frame, (frame_kind, request_id, data[HEADER_SIZE:]))]
+        frames: list[Frame] = []
         if large is not None:
             filled = self._large_filled
             take = min(self._large_size - filled, len(data))

@@ -41,6 +41,9 @@ class Call(NamedTuple, Generic[T]):
     idempotent: bool = True
 
 
+_call = tuple.__new__  # a Call without NamedTuple's Python-level __new__ (one is made per call)
+
+
 class StreamCall(NamedTuple, Generic[T]):
     """A call answered by stream items then a stream end."""
 
@@ -147,17 +150,17 @@ def echo(data: bytes, delay: float) -> Call[bytes]:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
         data = bytes(data)
-    return Call("echo", F64.pack(check_seconds("delay", delay)) + data, _identity)
+    return _call(Call, ("echo", F64.pack(check_seconds("delay", delay)) + data, _identity, True))
 
 
 def upper(text: str, delay: float) -> Call[str]:
     if not isinstance(text, str):
         raise TypeError(f"upper text must be str, not {type(text).__name__}")
-    return Call("upper", F64.pack(check_seconds("delay", delay)) + text.encode(), _text)
+    return _call(Call, ("upper", F64.pack(check_seconds("delay", delay)) + text.encode(), _text, True))
 
 
 def sleep(seconds: float) -> Call[None]:
-    return Call("sleep", F64.pack(check_seconds("seconds", seconds)), _none)
+    return _call(Call, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True))
 
 
 def blob(size: int, seed: int, verify: bool) -> Call[bytes]:
