@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import ssl
 import threading
 import time
@@ -33,6 +34,17 @@ if TYPE_CHECKING:
 TransportName = Literal["blocking", "portal"]
 _TRANSPORTS = ("blocking", "portal")
 _FORKED = threading.Lock()  # guards replacing a client's lock in a forked child
+
+
+def _fresh_forked_lock() -> None:
+    """In a child, a new ``_FORKED``: the parent's may have been held, across the fork, by
+    a thread the child does not have."""
+    global _FORKED
+    _FORKED = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_forked_lock)
 
 
 class Client(ServiceMethods):

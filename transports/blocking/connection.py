@@ -775,6 +775,12 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._broken(calls.closed_by_user())
         self._shutdown()
 
+    def abort(self) -> None:
+        """Close at once, without a goodbye and without waiting: for a connection nobody
+        has called on yet (so no reader thread runs), given up by whoever asked for it."""
+        self._broken(calls.closed_by_user())
+        self._sock.close()
+
     def forget(self) -> None:
         """Drop a connection inherited across ``fork()``: close this process's copy of
         the socket and nothing else (no goodbye, no shutdown, no lock, no thread)."""

@@ -114,7 +114,7 @@ class _Handoff:
             self._abandoned = True
             conn, self._conn = self._conn, None
         if conn is not None:
-            threading.Thread(target=conn.close, name="dualio-close", daemon=True).start()
+            conn.abort()
 
 
 class EmulatedConnection:

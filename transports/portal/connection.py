@@ -202,7 +202,7 @@ class PortalConnection:
     def _closed(self) -> NoReturn:
         """What a call on a closed connection raises: the call table's ClosedError, the one
         every transport raises."""
-        self._conn._table.check_usable()
+        self._conn.check_usable()
         raise calls.closed_by_user()
 
     # -- state ------------------------------------------------------------------

@@ -607,3 +607,7 @@ class OnCallTable(Generic[W]):
     def dropped(self) -> int:
         """Frames that arrived for calls that had already given up."""
         return self._table.dropped
+
+    def check_usable(self) -> None:
+        """:meth:`CallTable.check_usable`: ClosedError unless a new call may start."""
+        self._table.check_usable()
