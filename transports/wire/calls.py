@@ -586,6 +586,7 @@ class CallTable(Generic[W]):
 class OnCallTable(Generic[W]):
     """What every transport reports straight from its call table."""
 
+    __slots__ = ()
     _table: CallTable[W]
 
     @property
