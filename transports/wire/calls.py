@@ -260,6 +260,11 @@ class CallTable(Generic[W]):
     their loop only.
     """
 
+    __slots__ = (
+        "_calls", "_decoder", "_next_id", "_probe", "_probe_sent", "_wake", "backlogged", "closing",
+        "dropped", "failure", "handshake", "keepalive", "last_heard", "protocol",
+    )
+
     def __init__(
         self,
         *,
@@ -280,7 +285,7 @@ class CallTable(Generic[W]):
         self._calls: dict[int, CallState[W]] = {0: self.handshake}
         self.failure: DualioError | None = None
         self.closing = False
-        self.backlogged: set[CallState[W]] = set()  # streams over STREAM_BACKLOG: stop reading
+        self.backlogged: dict[CallState[W], None] = {}  # streams over STREAM_BACKLOG: stop reading
         self.dropped = 0  # frames that arrived for calls whose callers had given up
 
     # -- state -------------------------------------------------------------------
@@ -382,7 +387,7 @@ class CallTable(Generic[W]):
         if state.items is not None:
             state.items.clear()
             state.backlog = 0
-            self.backlogged.discard(state)
+            self.backlogged.pop(state, None)
         if state.done:
             return b""
         state.error = error or cancelled()
@@ -449,7 +454,7 @@ class CallTable(Generic[W]):
                 state.items.append(payload)  # type: ignore[union-attr]
                 state.backlog += len(payload) + ITEM_COST
                 if state.backlog > STREAM_BACKLOG:
-                    self.backlogged.add(state)
+                    self.backlogged[state] = None
                 wake(state)
                 continue
             del calls[rid]
@@ -545,7 +550,7 @@ class CallTable(Generic[W]):
         if state.items:
             state.items.clear()
         state.backlog = 0
-        self.backlogged.discard(state)
+        self.backlogged.pop(state, None)
         return items
 
     def next_item(self, state: CallState[W]) -> bytes | Next:
@@ -555,7 +560,7 @@ class CallTable(Generic[W]):
         if item.__class__ is bytes:
             state.backlog -= len(item) + ITEM_COST
             if state.backlog <= STREAM_BACKLOG // 2 and self.backlogged:
-                self.backlogged.discard(state)
+                self.backlogged.pop(state, None)
         return item
 
     def fail(self, error: DualioError) -> DualioError:

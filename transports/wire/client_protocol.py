@@ -79,6 +79,8 @@ def connection_error(payload: bytes) -> ConnectError | RemoteError:
 
 
 class ClientProtocol:
+    __slots__ = ("_token", "decoder", "max_frame_size", "server_max_frame_size", "state")
+
     def __init__(
         self, *, token: str | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     ) -> None:
