@@ -50,3 +50,35 @@ async def test_callback_timeout_covers_waiting_for_a_worker(server: ServerProces
             assert await client.echo(b"after", timeout=5) == b"after"
     finally:
         executor.shutdown()
+
+
+def test_an_answer_wakes_the_thread_that_waits_for_it_not_every_waiter(
+    server: ServerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads sharing a blocking Client sleep until their own call has news or the
+    reader role is passed to them: about one wake-up per call, however many threads
+    wait (waking every waiter on every answer costs one per waiting thread: over 4 per
+    call here)."""
+    from dualio_sync import Client
+    from transports.blocking.connection import BlockingConnection
+
+    wakes = 0
+    sleep = BlockingConnection._sleep
+
+    def counted(self: BlockingConnection, call: object, left: float | None) -> None:
+        nonlocal wakes
+        sleep(self, call, left)  # type: ignore[arg-type]
+        wakes += 1  # under the connection's lock
+
+    monkeypatch.setattr(BlockingConnection, "_sleep", counted)
+    threads, each = 20, 25
+    with Client(*server.address, timeout=10) as client:
+        def run(n: int) -> None:
+            for i in range(each):
+                payload = b"%d/%d" % (n, i)
+                assert client.echo(payload, delay=0.002 * (i % 3)) == payload
+
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(run, range(threads)))
+    calls = threads * each
+    assert calls // 4 < wakes <= 2 * calls, wakes  # about 1 per call; waking all: over 4
