@@ -129,11 +129,13 @@ def test_output_fits_and_progress_is_plain(small_run: tuple[subprocess.Completed
         assert f"]({chart.name})" in markdown
 
 
-def _cell(mode: str, ops: list[float], scenario: str = "throughput", case: str = "sequential") -> Cell:
+def _cell(mode: str, ops: list[float | None], scenario: str = "throughput", case: str = "sequential") -> Cell:
+    """A cell summarised from its rounds; a None is a round that failed before measuring."""
     rounds = []
     for value in ops:
         one = Cell(scenario, case, mode, "async", 1000, 1, 0.0)
-        one.ops_per_s, one.wall_s = value, 1000 / value
+        if value is not None:
+            one.ops_per_s, one.wall_s = value, 1000 / value
         rounds.append(one)
     return summarise(Cell(scenario, case, mode, "async", 1000, 1, 0.0), rounds)
 
@@ -165,6 +167,16 @@ def test_goal_ratios_pair_rounds_not_medians() -> None:
     goal = _goal([mine, peer], "sync sequential vs raw blocking socket")
     assert goal.median == pytest.approx(0.95)
     assert goal.high - goal.low == pytest.approx(0.0, abs=1e-9)
+
+
+def test_goal_ratios_pair_the_same_rounds_when_one_was_lost() -> None:
+    """The mode failed in its second round: its third round pairs with the peer's
+    third, not its second."""
+    mine = _cell("sync", [95.0, None, 190.0])
+    peer = _cell("raw-socket", [100.0, 150.0, 200.0])
+    goal = _goal([mine, peer], "sync sequential vs raw blocking socket")
+    assert goal.rounds == 2
+    assert goal.low == pytest.approx(0.95) and goal.high == pytest.approx(0.95)
 
 
 def test_a_missing_peer_is_not_measured() -> None:

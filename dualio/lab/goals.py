@@ -83,16 +83,15 @@ def _find(cells: Sequence[Cell], scenario: str, case_prefix: str, mode: str) -> 
 
 
 def per_round(metric: str, combine: Callable[..., float], *cells: Cell) -> list[float]:
-    """``combine`` applied round by round to the cells' values of ``metric``.
-
-    Rounds pair up by position; a cell that lost a round's value (it failed in that
-    round) shortens the list to the rounds all cells have.
-    """
-    columns = [cell.values(metric) for cell in cells]
+    """``combine`` applied round by round to the cells' values of ``metric``: to the
+    values measured in the same round. A round in which any of the cells has no value
+    (it failed in that round) is left out."""
+    columns = [cell.by_round(metric) for cell in cells]
+    shared = set(columns[0]).intersection(*columns[1:])
     results = []
-    for row in zip(*columns, strict=False):
+    for index in sorted(shared):
         try:
-            results.append(combine(*row))
+            results.append(combine(*(column[index] for column in columns)))
         except ZeroDivisionError:
             continue
     return results

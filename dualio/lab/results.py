@@ -49,6 +49,7 @@ class Cell:
     skipped: bool = False
     rounds: int = 0  # rounds measured; each numeric metric above is their median
     samples: dict[str, list[float]] = field(default_factory=dict)  # metric -> one value per round
+    sampled: dict[str, list[int]] = field(default_factory=dict)  # metric -> the rounds they are from
     interval: dict[str, tuple[float, float]] = field(default_factory=dict)  # metric -> (low, high)
 
     @property
@@ -61,6 +62,12 @@ class Cell:
             return self.samples[metric]
         value = getattr(self, metric)
         return [] if value is None else [value]
+
+    def by_round(self, metric: str) -> dict[int, float]:
+        """:meth:`values` keyed by the round each came from (0 first); a round that
+        failed before measuring ``metric`` has no key."""
+        values = self.values(metric)
+        return dict(zip(self.sampled.get(metric, range(len(values))), values, strict=False))
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -75,15 +82,17 @@ def summarise(cell: Cell, rounds: Sequence[Cell]) -> Cell:
     list may be shorter than ``rounds``.
     """
     cell.rounds = len(rounds)
-    cell.samples, cell.interval = {}, {}
+    cell.samples, cell.sampled, cell.interval = {}, {}, {}
     for metric in METRICS:
-        values = [v for v in (getattr(r, metric) for r in rounds) if v is not None]
+        measured = [(i, v) for i, v in enumerate(getattr(r, metric) for r in rounds) if v is not None]
+        values = [v for _, v in measured]
         if not values:
             setattr(cell, metric, None)
             continue
         middle = summary.median(values)
         setattr(cell, metric, round(middle) if metric == "peak_threads" else middle)
         cell.samples[metric] = values
+        cell.sampled[metric] = [i for i, _ in measured]
         cell.interval[metric] = summary.spread(values)
     for count in COUNTS:
         setattr(cell, count, sum(getattr(r, count) for r in rounds))
