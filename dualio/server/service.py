@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from transports.wire import methods
@@ -38,59 +38,66 @@ class WordStream:
         return methods.word_at(index).encode()
 
 
-class Counters:
-    """Server-wide counters behind ``stats()``; safe to update from any thread."""
+OPEN, TOTAL, IN_FLIGHT, SERVED, ERRORS = range(5)
+"""The cells of a counters row: the fields of ServerStats, in its order."""
+WIDTH = 5
 
-    def __init__(self) -> None:
+
+class Counters:
+    """Server-wide counters behind ``stats()``; safe to update from any thread.
+
+    They count in a row of ``WIDTH`` cells: a list of this process's own, or a row
+    of memory shared by a server's worker processes (see ``shared_counters``).
+    """
+
+    def __init__(self, row: list[int] | memoryview | None = None) -> None:
         self._lock = threading.Lock()
-        self.connections_open = 0
-        self.connections_total = 0
-        self.requests_in_flight = 0
-        self.requests_served = 0
-        self.errors = 0
+        self._row: list[int] | memoryview = [0] * WIDTH if row is None else row
 
     def connection_opened(self) -> None:
         with self._lock:
-            self.connections_open += 1
-            self.connections_total += 1
+            self._row[OPEN] += 1
+            self._row[TOTAL] += 1
 
     def connection_closed(self) -> None:
         with self._lock:
-            self.connections_open -= 1
+            self._row[OPEN] -= 1
 
     def request_started(self) -> None:
         with self._lock:
-            self.requests_in_flight += 1
+            self._row[IN_FLIGHT] += 1
 
     def request_finished(self, served: bool) -> None:
         """A started request ended; ``served``: it was answered successfully.
         A failure is counted where its ERROR frame is made (ServerProtocol), not here."""
         with self._lock:
-            self.requests_in_flight -= 1
+            self._row[IN_FLIGHT] -= 1
             if served:
-                self.requests_served += 1
+                self._row[SERVED] += 1
 
     def request_served_at_once(self, count: int = 1) -> None:
         """``count`` requests answered as soon as they were read: each started and finished
         in one step (the asyncio model counts those of one read at once)."""
         with self._lock:
-            self.requests_served += count
+            self._row[SERVED] += count
 
     def error(self) -> None:
         """One ERROR frame sent, or one connection the server ended without one."""
         with self._lock:
-            self.errors += 1
+            self._row[ERRORS] += 1
 
     def snapshot(self) -> methods.ServerStats:
         with self._lock:
-            return methods.ServerStats(
-                connections_open=self.connections_open,
-                connections_total=self.connections_total,
-                requests_in_flight=self.requests_in_flight,
-                requests_served=self.requests_served,
-                errors=self.errors,
-                pid=os.getpid(),
-            )
+            return stats(list(self._row))
+
+
+def stats(cells: Sequence[int], workers: int = 1) -> methods.ServerStats:
+    """The ServerStats of a counters row (or of rows summed), as this process answers it."""
+    return methods.ServerStats(
+        connections_open=cells[OPEN], connections_total=cells[TOTAL],
+        requests_in_flight=cells[IN_FLIGHT], requests_served=cells[SERVED],
+        errors=cells[ERRORS], workers=workers, pid=os.getpid(),
+    )
 
 
 def _echo(args: bytes, counters: Counters, max_frame_size: int) -> Reply:

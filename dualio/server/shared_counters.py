@@ -12,15 +12,10 @@ open, requests in flight), which died with it, are set back to zero first.
 from __future__ import annotations
 
 import mmap
-import os
-import threading
 
-from dualio.server.service import Counters
+from dualio.server.service import IN_FLIGHT, OPEN, WIDTH, Counters, stats
 from transports.wire import methods
 
-OPEN, TOTAL, IN_FLIGHT, SERVED, ERRORS = range(5)
-"""A row's cells: the fields of ServerStats, in its order."""
-WIDTH = 5
 GAUGES = (OPEN, IN_FLIGHT)
 """Cells that say how things are now, not how many there have been: a new worker starts
 them at zero."""
@@ -52,45 +47,11 @@ class CounterTable:
 
 
 class SlotCounters(Counters):
-    """One worker's ``Counters``: they count in its row; the snapshot is the whole table's.
-    (Its counts are not attributes: read them from ``snapshot()``.)"""
+    """One worker's ``Counters``: they count in its row; the snapshot is the whole table's."""
 
-    def __init__(self, table: CounterTable, slot: int) -> None:  # no super(): no local counts
-        self._lock = threading.Lock()
+    def __init__(self, table: CounterTable, slot: int) -> None:
+        super().__init__(table.row(slot))
         self._table = table
-        self._row = table.row(slot)
-
-    def connection_opened(self) -> None:
-        with self._lock:
-            self._row[OPEN] += 1
-            self._row[TOTAL] += 1
-
-    def connection_closed(self) -> None:
-        with self._lock:
-            self._row[OPEN] -= 1
-
-    def request_started(self) -> None:
-        with self._lock:
-            self._row[IN_FLIGHT] += 1
-
-    def request_finished(self, served: bool) -> None:
-        with self._lock:
-            self._row[IN_FLIGHT] -= 1
-            if served:
-                self._row[SERVED] += 1
-
-    def request_served_at_once(self, count: int = 1) -> None:
-        with self._lock:
-            self._row[SERVED] += count
-
-    def error(self) -> None:
-        with self._lock:
-            self._row[ERRORS] += 1
 
     def snapshot(self) -> methods.ServerStats:
-        totals = self._table.totals()
-        return methods.ServerStats(
-            connections_open=totals[OPEN], connections_total=totals[TOTAL],
-            requests_in_flight=totals[IN_FLIGHT], requests_served=totals[SERVED],
-            errors=totals[ERRORS], workers=self._table.workers, pid=os.getpid(),
-        )
+        return stats(self._table.totals(), self._table.workers)
