@@ -16,7 +16,7 @@ bench: $(STAMP)
 	$(BIN)/dualio bench --quick
 
 bench-full: $(STAMP)
-	$(BIN)/dualio bench --workers 50
+	$(BIN)/dualio bench --pool-workers 50
 
 demo: $(STAMP)
 	$(BIN)/dualio demo

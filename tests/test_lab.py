@@ -52,7 +52,7 @@ def test_against_a_running_server(server: ServerProcess, tmp_path: Path) -> None
     (["--modes", "warp-drive"], "unknown mode warp-drive"),
     (["--ns", "10,0"], "every N in --ns must be > 0"),
     (["--ns", "ten"], "--ns must be comma-separated integers"),
-    (["--workers", "0"], "--workers must be >= 1"),
+    (["--pool-workers", "0"], "--pool-workers must be >= 1"),
     (["--server-model", "async,nope"], "unknown server set-up nope"),
     (["--host", "127.0.0.1", "--port", "1"], "cannot reach the server"),
 ])

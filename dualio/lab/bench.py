@@ -118,8 +118,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=int, default=None,
                         help=f"rounds per cell (default {QUICK_REPEAT} with --quick, {FULL_REPEAT} "
                              f"without; the longest cells run at most {LONG_REPEAT})")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="also measure an emulated pool of W workers")
+    parser.add_argument("--pool-workers", type=int, default=None, metavar="W",
+                        help="also measure an emulated pool of W worker threads")
     parser.add_argument("--ns", default=None, help="fan-out sizes, e.g. 10,100,1000")
     parser.add_argument("--delay", type=float, default=None, help="fan-out server delay Y, s")
     parser.add_argument("--server-model", default=None,
@@ -139,14 +139,14 @@ def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan, Roun
     unknown = [s for s in scenarios if s not in SCENARIOS]
     if unknown:
         raise BenchError(f"unknown scenario {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
-    if args.workers is not None and args.workers < 1:
-        raise BenchError("--workers must be >= 1")
+    if args.pool_workers is not None and args.pool_workers < 1:
+        raise BenchError("--pool-workers must be >= 1")
     rounds = Rounds.choose(args.repeat, args.quick)
     try:
         args.server_setups = server_setups.choose(args.server_model, args.quick)
     except ValueError as exc:
         raise BenchError(str(exc)) from None
-    modes = all_modes(args.workers)
+    modes = all_modes(args.pool_workers)
     if args.modes != "all":
         names = args.modes.split(",")
         known = {m.name for m in modes}
