@@ -91,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     lab_compare.add_arguments(compare)
 
     demo = commands.add_parser("demo", help="start an embedded server and run a short sync demo")
-    demo.add_argument("--model", choices=("async", "threaded"), default="async")
+    demo.add_argument("--model", choices=("async", "threaded", "sequential"), default="async")
     return parser
 
 

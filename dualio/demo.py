@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 import time
 
-from dualio.server.embedded import EmbeddedServer
+from dualio.server.embedded import EmbeddedServer, ServerModel
 from dualio_sync import Client
 
 
-def run_demo(model: str = "async") -> int:
-    with EmbeddedServer(model="threaded" if model == "threaded" else "async") as server:
+def run_demo(model: ServerModel = "async") -> int:
+    with EmbeddedServer(model=model) as server:
         print(f"embedded {server.model} server listening on {server.host}:{server.port}")
         with Client(server.host, server.port, timeout=10) as client:
             print(f"ping                       {client.ping() * 1e6:8.0f} µs round trip")

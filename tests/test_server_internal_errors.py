@@ -60,7 +60,7 @@ def _broken_later(args: bytes, counters: Counters, max_frame_size: int) -> Reply
     return Reply(0.05, BrokenPayload(b"x") if args else BrokenSize(b"x"))
 
 
-@pytest.fixture(params=["async", "threaded"])
+@pytest.fixture(params=["async", "threaded", "sequential"])
 def server(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[EmbeddedServer]:
     monkeypatch.setitem(service._METHODS, "boom", _boom)
     monkeypatch.setitem(service._METHODS, "broken_words", _broken_words)

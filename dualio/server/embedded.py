@@ -8,17 +8,18 @@ from types import TracebackType
 from typing import Literal
 
 from dualio.server.async_model import AsyncServer, ServerConfig
+from dualio.server.sequential_model import SequentialServer
 from dualio.server.threaded_model import ThreadedServer
 
-ServerModel = Literal["async", "threaded"]
+ServerModel = Literal["async", "threaded", "sequential"]
 
 
 class EmbeddedServer:
     """``with EmbeddedServer() as server: Client(server.host, server.port)``.
 
     The async model runs its own event loop on one background thread; the
-    threaded model runs its accept loop on one. Leaving the block stops the
-    server and joins every thread it started.
+    threaded and sequential models run their accept loop on one. Leaving the
+    block stops the server and joins every thread it started.
     """
 
     def __init__(self, config: ServerConfig | None = None, model: ServerModel = "async") -> None:
@@ -32,8 +33,8 @@ class EmbeddedServer:
         self._threaded: ThreadedServer | None = None
 
     def start(self) -> EmbeddedServer:
-        if self.model == "threaded":
-            self._threaded = ThreadedServer(self.config)
+        if self.model != "async":
+            self._threaded = (SequentialServer if self.model == "sequential" else ThreadedServer)(self.config)
             self.port = self._threaded.start()
             return self
         ready = threading.Event()
