@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import ssl
+from asyncio import _get_running_loop
 from concurrent.futures import Executor
 from types import TracebackType
 from typing import Any, Literal
@@ -184,8 +185,10 @@ class AsyncClient(AsyncServiceMethods):
 
     def _ready_transport(self) -> AsyncTransport | None:
         conn = self._conn
-        if conn is not None and not conn.closed and conn.loop.is_current():
-            return conn
+        if conn is not None and not conn.closed:
+            loop = conn.loop
+            if _get_running_loop() is loop.loop or loop.is_current():  # asyncio's, checked first
+                return conn
         return None
 
     async def _pause(self, seconds: float) -> None:

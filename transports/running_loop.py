@@ -3,12 +3,16 @@
 The emulation adapter runs on asyncio and on trio with one code path; the only
 thing that differs between them is how a foreign thread schedules a function
 onto the loop: ``loop.call_soon_threadsafe`` or ``TrioToken.run_sync_soon``.
+
+Every connection keeps the handle of its loop, so a loop has one handle, shared
+while anything holds it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
+import weakref
+from asyncio import _get_running_loop
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -17,8 +21,12 @@ from transports.wire.errors import UsageError
 
 Backend = Literal["asyncio", "trio"]
 
+_handles: weakref.WeakValueDictionary[int, LoopHandle] = weakref.WeakValueDictionary()
+"""Each loop's handle by ``id(loop)``, while something holds it; the handle holds its
+loop, so a loop whose handle is listed is alive and its id is its own."""
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class LoopHandle:
     backend: Backend
     loop: object  # the asyncio loop or the TrioToken: identifies "the same loop"
@@ -27,12 +35,12 @@ class LoopHandle:
     @classmethod
     def current(cls) -> LoopHandle:
         """The running loop; UsageError when called outside asyncio or trio."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            return cls("asyncio", loop, loop.call_soon_threadsafe)
+        loop = _get_running_loop()
+        if loop is not None:
+            handle = _handles.get(id(loop))
+            if handle is None or handle.loop is not loop:
+                handle = _handles[id(loop)] = cls("asyncio", loop, loop.call_soon_threadsafe)
+            return handle
         trio = sys.modules.get("trio")
         if trio is not None:
             try:
@@ -40,7 +48,10 @@ class LoopHandle:
             except RuntimeError:
                 pass
             else:
-                return cls("trio", token, token.run_sync_soon)
+                handle = _handles.get(id(token))
+                if handle is None or handle.loop is not token:
+                    handle = _handles[id(token)] = cls("trio", token, token.run_sync_soon)
+                return handle
         raise UsageError("no event loop is running: await dualio calls from asyncio or trio")
 
     def call_soon_threadsafe(self, fn: Callable[[], object]) -> bool:
@@ -52,12 +63,12 @@ class LoopHandle:
         return True
 
     def is_current(self) -> bool:
-        if self.backend == "asyncio":  # asked on every call: no handle built for it
-            try:
-                return asyncio.get_running_loop() is self.loop
-            except RuntimeError:
-                return False
+        """Whether this handle's loop is the one running this code."""
+        running = _get_running_loop()
+        if self.backend == "asyncio" or running is not None:  # asyncio's, even inside trio
+            return running is self.loop
+        trio = sys.modules.get("trio")
         try:
-            return LoopHandle.current().loop is self.loop
-        except UsageError:
+            return trio is not None and trio.lowlevel.current_trio_token() is self.loop
+        except RuntimeError:
             return False

@@ -6,6 +6,8 @@ because anyio's cancel scopes and events cost more per call than the call itself
 on loopback (docs/results.md has the numbers). Each call is one future and one entry
 in the connection's deadline heap; frames are written whole by construction
 (``write`` buffers them), so cancellation never leaves half a frame on the wire.
+A connection has one loop timer, armed for the earliest of its calls' deadlines
+and its next keepalive check.
 """
 
 from __future__ import annotations
@@ -13,20 +15,32 @@ from __future__ import annotations
 import asyncio
 import math
 import socket
+import time
 from collections.abc import AsyncGenerator
+from operator import methodcaller
 from typing import TypeVar, cast
 
-from transports.native.roundtrips import Roundtrips
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
-from transports.wire.calls import CallKind, CallState, CallTable, Next
+from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.deadlines import Deadlines
 from transports.wire.errors import DualioError
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
+_KEEPALIVE_SLACK = 0.001  # a check a little late finds the silence long enough
 Call = CallState["asyncio.Future[None]"]
+_ended = methodcaller("done")
+_UNARY, _PING_KIND = CallKind.UNARY, CallKind.PING
+
+
+def _pong(payload: bytes) -> None:
+    return None
+
+
+_PING = methods.Call("ping", b"", _pong)
+"""``call`` sends this one as a PING."""
 
 
 def _wake(call: Call) -> None:
@@ -35,38 +49,36 @@ def _wake(call: Call) -> None:
         waiter.set_result(None)
 
 
-Wait = tuple["asyncio.Future[None]", "float | None"]
-"""A future that ends with a timeout error at its deadline: the call's (``None``), or a
-stream item's (the item timeout, for the error text)."""
+class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
+    __slots__ = (
+        "_clock", "_deadlines", "_disconnected", "_drained", "_keepalive_at", "_loop", "_lost",
+        "_outbox", "_paused", "_plain_futures", "_reading_paused", "_table", "_timer", "_transport",
+        "loop",
+    )
 
-
-def _ended(wait: Wait) -> bool:
-    return wait[0].done()
-
-
-def _expire(wait: Wait) -> None:
-    waiter, timeout = wait
-    if not waiter.done():
-        waiter.set_exception(calls.call_timeout() if timeout is None else calls.item_timeout(timeout))
-
-
-class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
         self._table: CallTable[asyncio.Future[None]] = CallTable(
             token=options.token, max_frame_size=options.max_frame_size, wake=_wake,
             keepalive=options.keepalive,
         )
-        self._keepalive_timer: asyncio.TimerHandle | None = None
-        self._deadlines: Deadlines[Wait] = Deadlines(_ended)
-        self._deadline_timer: asyncio.TimerHandle | None = None  # armed for the earliest
+        self._deadlines: Deadlines[asyncio.Future[None]] = Deadlines(_ended)
+        """Each waiting future's deadline: it ends with a timeout error then (a stream
+        item's carries the item timeout, for the error text)."""
+        self._keepalive_at = math.inf  # loop time of the next keepalive check
+        self._timer: asyncio.TimerHandle | None = None  # armed for the earliest of the two
         self._loop = loop
+        # asyncio's own loop: its clock is time.monotonic and its futures asyncio.Future,
+        # made here without a Python-level call each
+        self._clock = time.monotonic if type(loop).time is asyncio.BaseEventLoop.time else loop.time
+        self._plain_futures = type(loop).create_future is asyncio.BaseEventLoop.create_future
         self.loop = LoopHandle.current()
         self._transport: asyncio.Transport | None = None
+        self._disconnected = False  # connection_lost has come
         self._paused = False
         self._reading_paused = False  # a stream's consumer is behind (see STREAM_BACKLOG)
         self._drained: asyncio.Future[None] | None = None
-        self._outbox: list[bytes] = []
-        self._lost: asyncio.Future[None] = loop.create_future()
+        self._outbox: list[bytes] | None = None  # frames to write together, soon
+        self._lost: asyncio.Future[None] | None = None  # made when closing waits for it
 
     @classmethod
     async def connect(cls, options: ConnectOptions) -> AsyncioConnection:
@@ -84,6 +96,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                 await welcome
             conn._table.handshake_outcome()
             conn._keepalive()
+            if conn._keepalive_at < conn._deadlines.armed:
+                conn._arm(conn._keepalive_at)
         except (OSError, DualioError) as exc:
             conn._abort()
             if conn._transport is None:
@@ -95,6 +109,8 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         except BaseException:
             conn._abort()
             raise
+        finally:
+            conn._table.handshake.waiter = None
         return conn
 
     # -- protocol callbacks ---------------------------------------------------------
@@ -104,21 +120,6 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         sock = transport.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-
-    def _keepalive(self) -> None:
-        """A PING after ``keepalive`` seconds of silence; the connection fails if it goes
-        unanswered as long. One timer per connection, re-armed for the next check."""
-        self._keepalive_timer = None
-        probe = self._table.keepalive_due()
-        if probe:
-            self._write(probe)
-        elif self._table.failure is not None:
-            self._abort()
-            self._resume()
-            return
-        wait = self._table.keepalive_wait()
-        if wait is not None and not self._table.closed:
-            self._keepalive_timer = self._loop.call_later(wait + 0.001, self._keepalive)
 
     def data_received(self, data: bytes) -> None:
         if self._table.receive(data) is not None:
@@ -136,14 +137,15 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                 self._transport.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._keepalive_timer, self._deadline_timer):
-            if timer is not None:
-                timer.cancel()
-        self._deadline_timer = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._deadlines.armed = math.inf  # no timer runs now
+        self._keepalive_at = math.inf
+        self._disconnected = True
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
-        if not self._lost.done():
+        if self._lost is not None and not self._lost.done():
             self._lost.set_result(None)
 
     def pause_writing(self) -> None:
@@ -162,64 +164,107 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         if self._transport is not None:
             self._transport.abort()
 
-    # -- calls --------------------------------------------------------------------
+    # -- the timer: deadlines and keepalive ---------------------------------------------
+
+    def _arm(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._loop.call_at(when, self._on_timer)
+        self._deadlines.armed = when
 
     def _expire_at(self, when: float, waiter: asyncio.Future[None], timeout: float | None) -> None:
-        """End ``waiter`` with a timeout error at ``when`` (loop time), unless it ends first."""
-        if self._deadlines.add(when, (waiter, timeout)):
-            if self._deadline_timer is not None:
-                self._deadline_timer.cancel()
-            self._deadline_timer = self._loop.call_at(when, self._on_deadline)
+        """End ``waiter`` with a timeout error at ``when`` (loop time), unless it ends first;
+        ``timeout``: a stream item's (for the error text), or None for a call's."""
+        if self._deadlines.add(when, waiter, timeout):
+            self._arm(when)
 
-    def _on_deadline(self) -> None:
-        self._deadline_timer = None
-        for wait in self._deadlines.fired(self._loop.time()):
-            _expire(wait)
+    def _on_timer(self) -> None:
+        self._timer = None
+        now = self._loop.time()
+        for waiter, timeout in self._deadlines.fired(now):
+            waiter.set_exception(calls.call_timeout() if timeout is None else calls.item_timeout(timeout))
         when = self._deadlines.arm()
+        if now >= self._keepalive_at:
+            self._keepalive()
+        when = min(when, self._keepalive_at)
         if when != math.inf:
-            self._deadline_timer = self._loop.call_at(when, self._on_deadline)
+            self._arm(when)
+
+    def _keepalive(self) -> None:
+        """A PING after ``keepalive`` seconds of silence; the connection fails if it goes
+        unanswered as long. Plans the next check; the caller arms the timer for it."""
+        self._keepalive_at = math.inf
+        probe = self._table.keepalive_due()
+        if probe:
+            self._write(probe)
+        elif self._table.failure is not None:
+            self._abort()
+            self._resume()
+            return
+        wait = self._table.keepalive_wait()
+        if wait is not None and not self._table.closed:
+            self._keepalive_at = self._loop.time() + wait + _KEEPALIVE_SLACK
+
+    # -- calls --------------------------------------------------------------------
 
     def _write(self, data: bytes) -> None:
         """Send a whole frame: at once when it is the only call in flight (a round trip
         waits on it, and batching would cost a loop pass); else queued, and the frames
         queued in one loop iteration go out in one write."""
-        transport = self._transport
-        if not self._outbox:
-            if self._table.in_flight <= 1 and transport is not None and not transport.is_closing():
+        outbox = self._outbox
+        if outbox is None:
+            transport = self._transport
+            if len(self._table._calls) <= 1 and transport is not None and not transport.is_closing():
                 transport.write(data)
                 return
             self._loop.call_soon(self._flush)
-        self._outbox.append(data)
+            self._outbox = [data]
+        else:
+            outbox.append(data)
 
     def _flush(self) -> None:
-        if self._transport is not None and self._outbox and not self._transport.is_closing():
-            self._transport.write(b"".join(self._outbox))
-        self._outbox.clear()
+        outbox, self._outbox = self._outbox, None
+        if outbox and self._transport is not None and not self._transport.is_closing():
+            self._transport.write(b"".join(outbox))
 
-    async def _roundtrip(
-        self, kind: CallKind, method: str, args: bytes, timeout: float | None, sent: list[int] | None
-    ) -> Call:
+    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
+        """Send one request and return its decoded answer, within ``timeout``."""
         loop = self._loop
-        future: asyncio.Future[None] = loop.create_future()
+        future: asyncio.Future[None] = (
+            asyncio.Future(loop=loop) if self._plain_futures else loop.create_future()
+        )
         if timeout is not None:
-            self._expire_at(loop.time() + timeout, future, None)
+            when = self._clock() + timeout
+            if self._deadlines.add(when, future):
+                self._arm(when)
         call: Call | None = None
         try:
             if self._paused:  # backpressure: wait for the socket to drain, within the timeout
                 await self._drain(future)
-            call, data = self._table.start(kind, method, args)
+            call, data = self._table.start(
+                _PING_KIND if op is _PING else _UNARY, op.method, op.args
+            )
             call.waiter = future
             self._write(data)
+            del data  # the request can be large: not kept while the answer is awaited
             if sent is not None:
                 sent.append(call.id)
             await future
-            return call
         except BaseException:
             if call is not None:
                 self._give_up(call)
             if not future.done():
                 future.cancel()  # never awaited: its deadline must find it ended
             raise
+        error = call.error  # call.outcome(), without the call
+        if error is not None:
+            raise error
+        return op.decode(call.result)
+
+    async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
+        started = time.perf_counter()
+        await self.call(_PING, timeout, sent)
+        return time.perf_counter() - started
 
     async def _drain(self, future: asyncio.Future[None]) -> None:
         """Return when writing may resume; raises what ends ``future`` first (its timeout)."""
@@ -249,6 +294,7 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
                 ready.cancel()  # ended: its deadline is dropped
         call, data = self._table.start(CallKind.STREAM, op.method, op.args)
         self._write(data)
+        del data  # not kept while the stream lasts
         if sent is not None:
             sent.append(call.id)
         try:
@@ -288,7 +334,9 @@ class AsyncioConnection(asyncio.Protocol, Roundtrips["asyncio.Future[None]"]):
         self._resume()
         if transport is not None:
             transport.close()
-            try:
-                await asyncio.wait_for(asyncio.shield(self._lost), _CLOSE_GRACE)
-            except TimeoutError:
-                transport.abort()
+            if not self._disconnected:
+                lost = self._lost = self._loop.create_future()
+                try:
+                    await asyncio.wait_for(asyncio.shield(lost), _CLOSE_GRACE)
+                except TimeoutError:
+                    transport.abort()
