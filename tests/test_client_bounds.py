@@ -25,7 +25,7 @@ ONE_READ_OF_ITEMS = 256 * 1024 // 14  # the smallest word frame is 14 bytes
 def buffered_items(client: AsyncClient) -> int:
     conn: Any = client._conn
     table = conn._table
-    return sum(len(call.items or ()) for call in table._calls.values())
+    return sum(len(call.items or ()) for call in table.live.values())
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio", ("asyncio", {"use_uvloop": True})],
@@ -118,7 +118,7 @@ def test_another_caller_does_not_grow_a_slow_consumers_backlog_sync(server: Serv
                     client.ping(timeout=0.1)
                 except DualioTimeout:
                     pass  # waits for the slow consumer: bounded memory costs latency here
-                peak[0] = max(peak[0], sum(len(c.items or ()) for c in conn._table._calls.values()))
+                peak[0] = max(peak[0], sum(len(c.items or ()) for c in conn._table.live.values()))
 
         thread = threading.Thread(target=other_caller)
         count = 0

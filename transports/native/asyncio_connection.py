@@ -214,7 +214,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         outbox = self._outbox
         if outbox is None:
             transport = self._transport
-            if len(self._table._calls) <= 1 and transport is not None and not transport.is_closing():
+            if len(self._table.live) <= 1 and transport is not None and not transport.is_closing():
                 transport.write(data)
                 return
             self._loop.call_soon(self._flush)

@@ -261,8 +261,8 @@ class CallTable(Generic[W]):
     """
 
     __slots__ = (
-        "_calls", "_decoder", "_next_id", "_probe", "_probe_sent", "_wake", "backlogged", "closing",
-        "dropped", "failure", "handshake", "keepalive", "last_heard", "protocol",
+        "_decoder", "_next_id", "_probe", "_probe_sent", "_wake", "backlogged", "closing",
+        "dropped", "failure", "handshake", "keepalive", "last_heard", "live", "protocol",
     )
 
     def __init__(
@@ -282,7 +282,8 @@ class CallTable(Generic[W]):
         self._wake = wake
         self._next_id = 1
         self.handshake: CallState[W] = CallState(0, CallKind.HANDSHAKE, "handshake")
-        self._calls: dict[int, CallState[W]] = {0: self.handshake}
+        self.live: dict[int, CallState[W]] = {0: self.handshake}
+        """Every live call by id (the handshake's 0 until WELCOME); read-only outside the table."""
         self.failure: DualioError | None = None
         self.closing = False
         self.backlogged: dict[CallState[W], None] = {}  # streams over STREAM_BACKLOG: stop reading
@@ -297,7 +298,7 @@ class CallTable(Generic[W]):
     @property
     def in_flight(self) -> int:
         """Ids in use, abandoned ones included (the handshake is not a call)."""
-        return len(self._calls) - (0 in self._calls)
+        return len(self.live) - (0 in self.live)
 
     @property
     def idle(self) -> bool:
@@ -305,7 +306,7 @@ class CallTable(Generic[W]):
         ``IDLE_CHECK_AFTER``: whatever it sent meanwhile (a goodbye, its end of the
         stream) waits unread. A transport without a reader of its own reads it before
         it starts a call."""
-        return not self._calls and time.monotonic() - self.last_heard >= IDLE_CHECK_AFTER
+        return not self.live and time.monotonic() - self.last_heard >= IDLE_CHECK_AFTER
 
     def check_usable(self) -> None:
         """ClosedError unless a new call may start. Nothing was sent, so the error is as
@@ -337,7 +338,7 @@ class CallTable(Generic[W]):
         """A new call and the bytes of its request (a PING for ``CallKind.PING``)."""
         if self.closing or self.failure is not None:
             self.check_usable()
-        calls = self._calls
+        calls = self.live
         rid = self._next_id
         if rid < MAX_REQUEST_ID and rid not in calls:
             self._next_id = rid + 1
@@ -352,7 +353,7 @@ class CallTable(Generic[W]):
         return state, data
 
     def _new_id(self) -> int:
-        calls = self._calls
+        calls = self.live
         if len(calls) >= MAX_REQUEST_ID:
             raise UsageError(f"{MAX_REQUEST_ID} calls are in flight on one connection: no id is free")
         rid = self._next_id
@@ -363,8 +364,8 @@ class CallTable(Generic[W]):
 
     def release(self, state: CallState[W]) -> None:
         """Forget a call whose request bytes were never written: its id is free at once."""
-        if self._calls.get(state.id) is state:
-            del self._calls[state.id]
+        if self.live.get(state.id) is state:
+            del self.live[state.id]
         state.done = True
 
     def unsent(self, state: CallState[W], maybe_on_wire: bool) -> bytes:
@@ -394,7 +395,7 @@ class CallTable(Generic[W]):
         state.done = True  # after the error: a reader in another thread sees both
         self._wake(state)
         if self.failure is not None:
-            self._calls.pop(state.id, None)
+            self.live.pop(state.id, None)
             return b""
         state.abandoned = True  # also while closing: its answer may still arrive
         if self.closing:
@@ -435,7 +436,7 @@ class CallTable(Generic[W]):
         return self._route(self._decoder.received(count))
 
     def _route(self, frames: list[Frame]) -> DualioError | None:
-        calls = self._calls
+        calls = self.live
         wake = self._wake
         for kind, rid, payload in frames:
             state = calls.get(rid)
@@ -482,7 +483,7 @@ class CallTable(Generic[W]):
                 self.protocol.welcome(payload)
             except ProtocolError as exc:
                 return exc
-            handshake = self._calls.pop(0, None)
+            handshake = self.live.pop(0, None)
             log.debug("handshake done: server's maximum frame %d bytes", self.protocol.server_max_frame_size)
             if handshake is not None:
                 handshake.done = True
@@ -570,8 +571,8 @@ class CallTable(Generic[W]):
             self.failure = error
             log.debug("connection failed, %d calls live: %s: %s", self.in_flight, type(error).__name__, error)
         error = self.failure
-        live = list(self._calls.values())
-        self._calls.clear()
+        live = list(self.live.values())
+        self.live.clear()
         for state in live:
             if not state.done:
                 state.error = error
