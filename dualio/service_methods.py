@@ -30,7 +30,7 @@ from transports.wire.events import (
 )
 from transports.wire.methods import ServerStats
 from transports.wire.retry import RetryPolicy, may_retry
-from transports.wire.timeouts import UNSET, Unset, pick_timeout
+from transports.wire.timeouts import UNSET, Unset, check_timeout, pick_timeout
 
 T = TypeVar("T")
 
@@ -115,21 +115,23 @@ class AsyncServiceMethods:
         return await self._call(methods.raw(method, payload), timeout)
 
     async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        timeout = pick_timeout(timeout, self.timeout)
+        timeout = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
         if self.on_request is not None or self.on_response is not None:
             return await self._attempts(op, timeout, deadline(timeout))
-        until = deadline(timeout)
+        started = time.monotonic()
         sent: list[int] = []
         try:
             transport = self._ready_transport()
+            left = timeout
             if transport is None:
+                until = deadline(timeout, started)
                 transport = await self._reconnect(until)
-                timeout = timeout_left(until)  # connecting took part of it
-            return await transport.call(op, timeout, sent=sent)
+                left = timeout_left(until)  # connecting took part of it
+            return await transport.call(op, left, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
                 raise _named(exc, op.method, sent) from exc.__cause__
-            return await self._attempts(op, timeout, until, exc)
+            return await self._attempts(op, timeout, deadline(timeout, started), exc)
 
     async def _attempts(
         self, op: methods.Call[T] | _Ping, timeout: float | None, until: float,

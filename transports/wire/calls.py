@@ -172,9 +172,12 @@ def handshake_failed(exc: BaseException) -> ConnectError:
 
 # -- deadlines ---------------------------------------------------------------------
 
-def deadline(timeout: float | None) -> float:
-    """The ``time.monotonic()`` by which to give up; ``math.inf`` for no timeout."""
-    return math.inf if timeout is None else time.monotonic() + timeout
+def deadline(timeout: float | None, now: float | None = None) -> float:
+    """The ``time.monotonic()`` by which to give up, ``timeout`` from ``now`` (default:
+    now); ``math.inf`` for no timeout."""
+    if timeout is None:
+        return math.inf
+    return (time.monotonic() if now is None else now) + timeout
 
 
 def remaining(until: float) -> float | None:
