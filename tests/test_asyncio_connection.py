@@ -1,5 +1,6 @@
-"""The asyncio fast path's one timer per connection: it serves every call's deadline and
-the keepalive checks, so neither may delay the other."""
+"""The asyncio fast path: its one timer per connection serves every call's deadline and
+the keepalive checks, so neither may delay the other; its requests go out in bounded
+batches."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import time
 import pytest
 
 from dualio import AsyncClient, ConnectionLost, DualioTimeout
+from tests.conftest import ServerProcess
 from tests.scripted_peer import ScriptedPeer, drain, expect, reply, stall
-from transports.wire.frames import FrameKind
+from transports.wire.frames import FrameDecoder, FrameKind
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -97,3 +99,37 @@ def test_calls_time_out_in_deadline_order_with_the_keepalive_between_them() -> N
         assert timeout <= took < timeout + 0.5, (timeout, took)
     kinds = peer.kinds
     assert kinds.count(FrameKind.CANCEL) == 3 and FrameKind.PING in kinds
+
+
+def test_calls_started_together_go_out_in_bounded_batches(server: ServerProcess) -> None:
+    """1,000 calls started in one loop iteration: their requests are written together,
+    at most ``_BATCH_FRAMES`` per write, so the first ones reach the server while the
+    last are still being made (one write of all 1,000 would hold them all back)."""
+    from transports.native import asyncio_connection
+
+    frames_per_write: list[int] = []
+
+    async def main() -> list[bytes]:
+        async with AsyncClient(*server.address, timeout=10) as client:
+            await client.echo(b"warm")
+            conn = client._conn
+            assert isinstance(conn, asyncio_connection.AsyncioConnection)
+            transport = conn._transport
+            assert transport is not None
+            write = transport.write
+
+            def counted(data: bytes | bytearray | memoryview) -> None:
+                frames_per_write.append(len(FrameDecoder().feed(bytes(data))))
+                write(data)
+
+            transport.write = counted  # type: ignore[method-assign]
+            try:
+                return await asyncio.gather(*(client.echo(b"%d" % i) for i in range(1000)))
+            finally:
+                transport.write = write  # type: ignore[method-assign]
+
+    answers = asyncio.run(main())
+    assert answers == [b"%d" % i for i in range(1000)]
+    assert sum(frames_per_write) == 1000
+    assert max(frames_per_write) == asyncio_connection._BATCH_FRAMES
+    assert len(frames_per_write) >= 1000 // asyncio_connection._BATCH_FRAMES

@@ -29,6 +29,9 @@ from transports.wire.errors import DualioError
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
+_BATCH_FRAMES = 256
+"""Frames queued in one loop iteration go out together, this many at a time: a long batch
+would hold the first requests back until the last is made (fan-out)."""
 _KEEPALIVE_SLACK = 0.001  # a check a little late finds the silence long enough
 Call = CallState["asyncio.Future[None]"]
 _ended = methodcaller("done")
@@ -210,7 +213,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
     def _write(self, data: bytes) -> None:
         """Send a whole frame: at once when it is the only call in flight (a round trip
         waits on it, and batching would cost a loop pass); else queued, and the frames
-        queued in one loop iteration go out in one write."""
+        queued in one loop iteration go out together, ``_BATCH_FRAMES`` at a time."""
         outbox = self._outbox
         if outbox is None:
             transport = self._transport
@@ -221,6 +224,8 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             self._outbox = [data]
         else:
             outbox.append(data)
+            if len(outbox) >= _BATCH_FRAMES:
+                self._flush()
 
     def _flush(self) -> None:
         outbox, self._outbox = self._outbox, None
