@@ -145,18 +145,27 @@ def _text(payload: bytes) -> str:
 
 # -- client side: build calls -----------------------------------------------
 
+_NO_DELAY = F64.pack(0.0)
+
+
+def _delay(delay: float) -> bytes:
+    """A delay's bytes, checked; the default (no delay) without packing it again."""
+    if delay == 0.0 and delay.__class__ is float:
+        return _NO_DELAY
+    return F64.pack(check_seconds("delay", delay))
+
 def echo(data: bytes, delay: float) -> Call[bytes]:
     if data.__class__ is not bytes:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
         data = bytes(data)
-    return _call(Call, ("echo", F64.pack(check_seconds("delay", delay)) + data, _identity, True))
+    return _call(Call, ("echo", _delay(delay) + data, _identity, True))
 
 
 def upper(text: str, delay: float) -> Call[str]:
     if not isinstance(text, str):
         raise TypeError(f"upper text must be str, not {type(text).__name__}")
-    return _call(Call, ("upper", F64.pack(check_seconds("delay", delay)) + text.encode(), _text, True))
+    return _call(Call, ("upper", _delay(delay) + text.encode(), _text, True))
 
 
 def sleep(seconds: float) -> Call[None]:
