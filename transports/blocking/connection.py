@@ -26,6 +26,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Generator
+from threading import get_ident
 from typing import Any, TypeVar
 
 from transports.pending_input import PendingInput
@@ -203,7 +204,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._tls = isinstance(sock, ssl.SSLSocket)
         self._io_lock = threading.Lock()  # OpenSSL objects must not read and write at once
         self._ready: list[Callable[[], None]] = []  # completion callbacks to run, in order
-        self._reading = False
+        self._reading = 0  # the ident of the thread holding the reader role; 0: nobody
         self._sleepers = 0  # threads in self._cond.wait() (the callback reader)
         self._reader: threading.Thread | None = None
         self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
@@ -431,7 +432,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         A thread that takes the reader role keeps it until its own call is done (or a
         stream's backlog holds it), then passes it to one sleeper: one hand-off per
         call, not one per read."""
-        holding = False  # this thread has the reader role
+        holding = False  # this thread may have the reader role (it has it if _reading is its ident)
         try:
             while True:
                 with self._mutex:
@@ -444,26 +445,24 @@ class BlockingConnection(OnCallTable[_Completion]):
                                 raise calls.call_timeout()
                             if self._table.holds_reading(call):
                                 if holding:  # another stream's consumer is behind: not for us to read
-                                    self._reading = holding = False
+                                    self._reading = 0
+                                    holding = False
                                     self._pass_reader_role()
                             elif holding:
                                 break
                             elif not self._reading:
-                                self._reading = holding = True
+                                holding = True
+                                self._reading = get_ident()
                                 break
                             self._sleep(call, left)
                     finally:
                         if not self._reading and self._sleeping:
                             self._pass_reader_role()  # it may have been passed to this thread
                 check = self._table.keepalive_wait()
-                try:
-                    self._read_once(
-                        left if check is None or (left is not None and left < check) else check,
-                        keep_role=True,
-                    )
-                except BaseException:
-                    holding = False  # given up on the way out
-                    raise
+                self._read_once(
+                    left if check is None or (left is not None and left < check) else check,
+                    keep_role=True,
+                )
                 if call.done or (want_item and call.items):
                     return  # routed by this thread just now
                 if check is not None and self._table.keepalive_wait() == 0:
@@ -471,36 +470,42 @@ class BlockingConnection(OnCallTable[_Completion]):
         finally:
             if holding:
                 with self._mutex:
-                    self._reading = False
-                    self._pass_reader_role()
+                    if self._reading == get_ident():
+                        self._reading = 0
+                        self._pass_reader_role()
 
-    def _lone_read(self, call: Call, until: float) -> bool:
+    def _lone_read(self, call: Call | None, until: float) -> bool:
         """The common case, a caller alone on the connection: if the reader role is free,
-        take it, read once and route what came (which gives the role back). True if that
-        ended ``call``; else the caller waits as :meth:`_wait` does."""
+        take it, read once (until ``until`` at most) and route what came, which gives the
+        role back. True if that ended ``call``; else the caller waits as :meth:`_wait` does."""
         table = self._table
-        with self._mutex:
-            if call.done:
-                return True
-            if self._reading or table.backlogged:
-                return False
-            self._reading = True
-        left = None if until == math.inf else until - time.monotonic()
-        check = table.keepalive_wait()
-        if check is not None and (left is None or check < left):
-            left = check
-        self._read_once(left)
-        return call.done
+        me = get_ident()
+        taken = False
+        try:
+            with self._mutex:
+                if call is not None and call.done:
+                    return True
+                if self._reading or table.backlogged:
+                    return False
+                taken = True
+                self._reading = me
+            left = None if until == math.inf else until - time.monotonic()
+            check = table.keepalive_wait()
+            if check is not None and (left is None or check < left):
+                left = check
+            self._read_once(left)
+        finally:
+            if taken and self._reading == me:  # interrupted before _read_once held it
+                with self._mutex:
+                    self._reading = 0
+                    self._pass_reader_role()
+        return call is None or call.done
 
     def _read_idle(self) -> None:
         """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
         or the end of the stream), so the call about to start finds the connection closed
         before its request leaves, not after."""
-        with self._mutex:
-            if self._reading:
-                return
-            self._reading = True
-        self._read_once(0)
+        self._lone_read(None, 0.0)
 
     def _keepalive(self) -> None:
         """Send a keepalive PING if one is due; fail the connection if one went unanswered."""
@@ -517,11 +522,12 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def _read_once(self, timeout: float | None, keep_role: bool = False) -> bool:
         """Read what arrives within ``timeout`` and route it. Holds the reader role, and
-        gives it up on the way out (with ``keep_role``, only if it raises), whatever
-        happens (a KeyboardInterrupt included)."""
+        gives it up on the way out whatever happens (a KeyboardInterrupt included);
+        with ``keep_role``, never: the caller does."""
         failure: DualioError | None = None
         data: bytes | int | None = None
-        routed = released = False
+        routed = False
+        released = keep_role
         try:
             room = self._table.room()  # only the reader feeds the decoder
             try:
@@ -540,22 +546,21 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if failure is not None:
                     self._shutdown_socket()
                 ready = self._take_ready() if self._ready else None
-                if not ready and not keep_role:
-                    self._reading = False
+                if not ready and not released:
+                    self._reading = 0
                     released = True
                     if self._sleeping or self._sleepers:
                         self._pass_reader_role()
             if ready:
                 # Still holding the reader role, so callbacks run one at a time, in frame order.
                 _run_all(ready)
-            released = released or keep_role  # kept: the caller gives it up
             return failure is None
         finally:
+            if data and not routed:  # bytes read but never routed: the stream is lost
+                self._broken(calls.broken(RuntimeError("interrupted while reading")))
             if not released:
-                if data and not routed:  # bytes read but never routed: the stream is lost
-                    self._broken(calls.broken(RuntimeError("interrupted while reading")))
                 with self._mutex:
-                    self._reading = False
+                    self._reading = 0
                     self._pass_reader_role()
 
     def enable_prompt_cancel(self) -> None:
@@ -616,7 +621,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                         self._sleepers -= 1
                 if self._table.failure is not None:
                     return
-                self._reading = True
+                self._reading = get_ident()
             if not self._read_once(self._table.keepalive_wait()):
                 return
             if self._table.keepalive_wait() == 0:
@@ -642,6 +647,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         stream, None if nothing came in time."""
         if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
             timeout = self._poll_slice
+        until = deadline(timeout)
         poller = self._read_poll
         if not self._tls and poller is not None:  # wait first: a failed recv costs more
             if poller.poll(None if timeout is None else int(timeout * 1000) + 1 if timeout > 0 else 0):
@@ -651,7 +657,6 @@ class BlockingConnection(OnCallTable[_Completion]):
                     pass  # readable, then not: wait again, for what is left of the timeout
             elif timeout is not None:
                 return None
-        until = deadline(timeout)
         if not self._tls:
             while True:
                 if not self._wait_io(selectors.EVENT_READ, until, self._read_poll):
@@ -679,12 +684,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise calls.write_lock_timeout()
         try:
-            try:
-                written = 0 if self._tls else self._sock.send(data)
-            except OSError:
-                written = 0  # met again by the write below, which waits or fails the connection
-            if written < len(data):
-                self._write_locked(data, until, written)
+            self._write_locked(data, until)
             if self._control:
                 self._write_control_locked()
         finally:
@@ -714,10 +714,9 @@ class BlockingConnection(OnCallTable[_Completion]):
         except DualioError:
             pass  # the connection is failed already; a CANCEL is only advice
 
-    def _write_locked(self, data: bytes, until: float, written: int = 0) -> None:
-        """Write ``data`` (past its first ``written`` bytes) whole under the write lock; on
-        a stall mid-frame, fail the connection."""
-        view: bytes | memoryview = memoryview(data)[written:] if written else data
+    def _write_locked(self, data: bytes, until: float) -> None:
+        """Write ``data`` whole under the write lock; on a stall mid-frame, fail the connection."""
+        view: bytes | memoryview = data
         try:
             while view:
                 try:
