@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import ssl
 import threading
 import time
@@ -33,18 +32,6 @@ if TYPE_CHECKING:
 
 TransportName = Literal["blocking", "portal"]
 _TRANSPORTS = ("blocking", "portal")
-_FORKED = threading.Lock()  # guards replacing a client's lock in a forked child
-
-
-def _fresh_forked_lock() -> None:
-    """In a child, a new ``_FORKED``: the parent's may have been held, across the fork, by
-    a thread the child does not have."""
-    global _FORKED
-    _FORKED = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_forked_lock)
 
 
 class Client(ServiceMethods):
@@ -175,7 +162,7 @@ class Client(ServiceMethods):
         """The reconnect lock of this process: one inherited across fork() may be held by a
         thread that does not exist in the child, so the child makes its own."""
         if self._lock_born != forks.generation:
-            with _FORKED:
+            with forks.replacing:
                 if self._lock_born != forks.generation:
                     self._lock, self._lock_born = threading.Lock(), forks.generation
         return self._lock

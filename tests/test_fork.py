@@ -260,11 +260,11 @@ def test_a_child_forked_while_the_parent_connects_can_connect(fork_server: Serve
 def test_a_child_forked_while_the_parent_replaces_a_lock_can_connect(fork_server: ServerProcess) -> None:
     """The lock that guards replacing a client's reconnect lock in a child may be held
     by a parent thread at the moment of the fork; the child gets a fresh one."""
-    import dualio_sync.client as client_module
+    from transports import forks
 
     client = Client(*fork_server.address, timeout=10)
     client.echo(b"parent")
-    with client_module._FORKED:
+    with forks.replacing:
         child = fork_child(lambda: calls_own_answers(client, "child"))
     reap([child])
     client.close()
