@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import ssl
-from asyncio import _get_running_loop
+from asyncio import _get_running_loop  # asyncio.events.__all__: None outside a loop, no raise
 from concurrent.futures import Executor
 from types import TracebackType
 from typing import Any, Literal

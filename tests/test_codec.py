@@ -426,3 +426,14 @@ def test_word_at_rule() -> None:
         assert methods.word_at(i) == words[(i * 7 + i // 16) % 16]
     for block in range(20):
         assert sorted(methods.word_at(16 * block + r) for r in range(16)) == sorted(words)
+
+
+def test_calls_built_without_their_constructor_have_every_field() -> None:
+    """echo, upper and sleep make their Call with tuple.__new__ (no defaults applied):
+    each must still have every field of Call, in order."""
+    from transports.wire import methods
+
+    for op in (methods.echo(b"x", 0.0), methods.upper("x", 0.5), methods.sleep(0.0)):
+        assert len(op) == len(methods.Call._fields)
+        assert isinstance(op.method, str) and isinstance(op.args, bytes)
+        assert callable(op.decode) and op.idempotent is True

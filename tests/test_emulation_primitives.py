@@ -761,25 +761,28 @@ def test_submit_stream_keeps_order_while_blocking_calls_share_the_connection(
     assert caller_errors == []
 
 
-def test_a_connect_given_up_is_closed_at_once_without_a_thread(server: ServerProcess) -> None:
+def test_a_connect_given_up_is_closed_at_once_without_a_goodbye(server: ServerProcess) -> None:
     """A connect made on a worker for an awaiter that gave up is closed where it is handed
-    over: by ``abandon`` if the connect finished first (no goodbye, no wait, no thread),
-    by the worker if it finishes second."""
+    over: by ``abandon`` if the connect finished first (at once: no goodbye to write,
+    nothing to wait for, no thread), by the worker if it finishes second."""
+    from tests.scripted_peer import ScriptedPeer, drain
     from transports.emulation.emulated_connection import _Handoff
+    from transports.wire.frames import FrameKind
 
-    options = ConnectOptions(*server.address, connect_timeout=10)
-    first = _Handoff()
-    conn = first.connect(options)
-    threads = threading.active_count()
-    started = time.monotonic()
-    first.abandon()
-    assert time.monotonic() - started < 0.5
-    assert threading.active_count() == threads
-    assert conn.closed
-    with pytest.raises(ClosedError):
-        conn.call(methods.echo(b"x", 0.0), 5.0)
+    with ScriptedPeer(drain()) as peer:
+        first = _Handoff()
+        conn = first.connect(ConnectOptions(*peer.address, connect_timeout=10))
+        threads = threading.active_count()
+        started = time.monotonic()
+        first.abandon()
+        assert time.monotonic() - started < 0.5
+        assert threading.active_count() == threads
+        assert conn.closed
+        with pytest.raises(ClosedError):
+            conn.call(methods.echo(b"x", 0.0), 5.0)
+    assert peer.kinds == [FrameKind.HELLO]  # hung up without a CLOSE
 
     second = _Handoff()
     second.abandon()
     with pytest.raises(CallCancelled, match="abandoned"):
-        second.connect(options)
+        second.connect(ConnectOptions(*server.address, connect_timeout=10))

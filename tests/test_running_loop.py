@@ -54,7 +54,7 @@ def test_one_handle_per_trio_run() -> None:
     trio.run(main)
 
 
-def test_a_handle_does_not_keep_its_loop() -> None:
+def test_the_shared_handles_keep_no_loop_alive() -> None:
     loop = asyncio.new_event_loop()
     handle = loop.run_until_complete(_handle())
     loop.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import weakref
-from asyncio import _get_running_loop
+from asyncio import _get_running_loop  # asyncio.events.__all__: None outside a loop, no raise
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal

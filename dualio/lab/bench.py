@@ -210,7 +210,7 @@ def slowed(op: Operation, seconds: float) -> Operation:
 
 def _fresh(template: Cell) -> Cell:
     """A cell for one round: the template's description, nothing measured yet."""
-    fresh = dataclasses.replace(template, samples={}, interval={})
+    fresh = dataclasses.replace(template, samples={}, sampled={}, interval={})
     for metric in METRICS:
         if metric != "model_s":
             setattr(fresh, metric, None)

@@ -23,6 +23,8 @@ class EmbeddedServer:
     """
 
     def __init__(self, config: ServerConfig | None = None, model: ServerModel = "async") -> None:
+        if model not in ("async", "threaded", "sequential"):
+            raise ValueError(f"unknown server model {model!r}: async, threaded or sequential")
         self.config = config or ServerConfig(port=0)
         self.model = model
         self.host = self.config.host

@@ -4,7 +4,7 @@ Same interface and the same guarantees as :mod:`transports.native.anyio_connecti
 on trio and on asyncio through anyio); on asyncio and uvloop this one is used
 because anyio's cancel scopes and events cost more per call than the call itself
 on loopback (docs/results.md has the numbers). Each call is one future and one entry
-in the connection's deadline heap; frames are written whole by construction
+in the connection's deadlines; frames are written whole by construction
 (``write`` buffers them), so cancellation never leaves half a frame on the wire.
 A connection has one loop timer, armed for the earliest of its calls' deadlines
 and its next keepalive check.

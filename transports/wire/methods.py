@@ -154,6 +154,7 @@ def _delay(delay: float) -> bytes:
         return _NO_DELAY
     return F64.pack(check_seconds("delay", delay))
 
+
 def echo(data: bytes, delay: float) -> Call[bytes]:
     if data.__class__ is not bytes:
         if not isinstance(data, (bytes, bytearray, memoryview)):
