@@ -250,3 +250,22 @@ def test_ctrl_c_keeps_what_finished(tmp_path: Path) -> None:
     host, port = data["meta"]["servers"]["async"].rsplit(":", 1)
     with pytest.raises(ConnectionRefusedError):  # the server the run started is gone
         socket.create_connection((host, int(port)), timeout=5).close()
+
+
+def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
+    """A server too busy to answer the lab's first stats call in time is asked again, not
+    taken for gone; one that never answers still ends the run."""
+    from dualio.lab.bench import server_stats
+    from dualio_sync import Client, DualioTimeout
+    from tests.scripted_peer import ScriptedPeer, drain, expect, reply, stall
+    from transports.wire.frames import FrameKind
+    from transports.wire.methods import ServerStats
+
+    answer = ServerStats(1, 2, 0, 3, 0).to_json()
+    peer = ScriptedPeer(expect(FrameKind.REQUEST), expect(FrameKind.CANCEL), expect(FrameKind.REQUEST),
+                        reply(FrameKind.RESPONSE, answer), drain())
+    with peer, Client(*peer.address, retry=None) as client:
+        assert server_stats(client, each=0.3, patience=5) == ServerStats(1, 2, 0, 3, 0)
+    silent = ScriptedPeer(stall(3), drain())
+    with silent, Client(*silent.address, retry=None) as client, pytest.raises(DualioTimeout):
+        server_stats(client, each=0.3, patience=1)

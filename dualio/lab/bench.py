@@ -47,7 +47,7 @@ from dualio.lab.scenarios import (
 )
 from dualio.lab.server_process import ServerProcess, ServerProcessError
 from dualio.server.limits import raise_fd_limit
-from dualio_sync import Client, DualioError
+from dualio_sync import Client, DualioError, DualioTimeout
 from transports.wire.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
@@ -73,6 +73,24 @@ class BenchError(Exception):
 
 class Terminated(BaseException):
     """SIGTERM: unwinds like Ctrl-C, so the servers are stopped and what finished is written."""
+
+
+STATS_PATIENCE = 60.0
+"""How long the lab keeps asking a server for its counters before it takes the server
+for gone: a thread-per-connection server still winding down the previous cell's
+10,000 connections on one core may take longer than one call's timeout to answer."""
+
+
+def server_stats(client: Client, each: float = 10.0, patience: float = STATS_PATIENCE) -> ServerStats:
+    """The server's counters, asked again (``each`` seconds per try) while it is slow to
+    answer, for ``patience`` seconds at most; the last timeout if it never does."""
+    until = time.monotonic() + patience
+    while True:
+        try:
+            return client.stats(timeout=each)
+        except DualioTimeout:
+            if time.monotonic() + each > until:
+                raise
 
 
 class ServerGone(Exception):
@@ -341,7 +359,7 @@ class Lab:
         stats_client = self.stats[job.server]
         asking = True  # the lab's own stats call, not the measured calls, is under way
         try:
-            before = stats_client.stats(timeout=10)
+            before = server_stats(stats_client)
             asking = False
             server_cpu = None if process is None else process.cpu_seconds()
             peak_reset = process is not None and process.reset_peak_rss()
@@ -354,7 +372,7 @@ class Lab:
                 self._server_use(cell, process, server_cpu, peak_reset, peak.server_rss,
                                  len(outcome.latencies))
             asking = True
-            after = stats_client.stats(timeout=10)
+            after = server_stats(stats_client)
             asking = False
             check_server(cell, before, after, job.work)
             if isinstance(op, WordCount):
