@@ -81,7 +81,7 @@ for gone: a thread-per-connection server still winding down the previous cell's
 10,000 connections on one core may take longer than one call's timeout to answer."""
 
 
-def server_stats(client: Client, each: float = 10.0, patience: float = STATS_PATIENCE) -> ServerStats:
+def server_stats(client: StatsSource, each: float = 10.0, patience: float = STATS_PATIENCE) -> ServerStats:
     """The server's counters, asked again (``each`` seconds per try) while it is slow to
     answer, for ``patience`` seconds at most; the last timeout if it never does."""
     until = time.monotonic() + patience
