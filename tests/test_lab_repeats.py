@@ -269,3 +269,33 @@ def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
     silent = ScriptedPeer(stall(3), drain())
     with silent, Client(*silent.address, retry=None) as client, pytest.raises(DualioTimeout):
         server_stats(client, each=0.3, patience=1)
+
+
+def test_a_connect_timeout_is_a_limit_also_once_retried() -> None:
+    from dualio import ConnectTimeout, DualioTimeout
+    from dualio.lab.limits import is_limit
+    from transports.wire.errors import RetriesExhausted
+
+    timeout = ConnectTimeout("the server did not answer the handshake in time")
+    retried = RetriesExhausted("gave up after 2 tries", 2, [timeout, timeout])
+    retried.__cause__ = timeout
+    assert is_limit(timeout) and is_limit(retried)
+    assert not is_limit(DualioTimeout("the call timed out"))
+
+
+@pytest.mark.parametrize(
+    ("served", "lost"), [(90, False), (95, False), (100, False), (89, True), (101, True)]
+)
+def test_the_server_may_have_served_calls_the_client_gave_up_on(served: int, lost: bool) -> None:
+    """100 calls, 10 stopped by a limit: the server served the 90 answered ones, and maybe
+    some of the 10 whose client gave up after the request left; never fewer, never more
+    than 100."""
+    from dualio.lab.drivers import Workload
+    from dualio.lab.results import check_server
+    from transports.wire.methods import ServerStats
+
+    cell = Cell("echo", "N=100", "native-asyncio", "threaded", 100, 100, 0.1)
+    cell.limited = 10
+    before, after = ServerStats(0, 0, 0, 1000, 0), ServerStats(0, 0, 0, 1000 + 1 + served, 0)
+    check_server(cell, before, after, Workload(100, 100, 0.1))
+    assert (cell.errors > 0) == lost, cell.note

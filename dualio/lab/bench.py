@@ -47,7 +47,7 @@ from dualio.lab.scenarios import (
 )
 from dualio.lab.server_process import ServerProcess, ServerProcessError
 from dualio.server.limits import raise_fd_limit
-from dualio_sync import Client, DualioError, DualioTimeout
+from dualio_sync import Client, ConnectError, DualioError, DualioTimeout
 from transports.wire.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
@@ -83,12 +83,13 @@ for gone: a thread-per-connection server still winding down the previous cell's
 
 def server_stats(client: StatsSource, each: float = 10.0, patience: float = STATS_PATIENCE) -> ServerStats:
     """The server's counters, asked again (``each`` seconds per try) while it is slow to
-    answer, for ``patience`` seconds at most; the last timeout if it never does."""
+    answer or to take a connection, for ``patience`` seconds at most; the last error if it
+    never does."""
     until = time.monotonic() + patience
     while True:
         try:
             return client.stats(timeout=each)
-        except DualioTimeout:
+        except (DualioTimeout, ConnectError):
             if time.monotonic() + each > until:
                 raise
 

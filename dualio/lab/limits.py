@@ -30,8 +30,15 @@ def is_limit(exc: BaseException) -> bool:
     return (
         code in (errno.EMFILE, errno.ENFILE, errno.EADDRNOTAVAIL, errno.ECONNREFUSED)
         or (isinstance(cause, RuntimeError) and "thread" in str(cause))
-        or isinstance(exc, ConnectTimeout)
+        or any(isinstance(link, ConnectTimeout) for link in _causes(exc))  # retried or not
     )
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain = [exc]
+    while chain[-1].__cause__ is not None:
+        chain.append(chain[-1].__cause__)
+    return chain
 
 
 def explain(exc: BaseException) -> str:

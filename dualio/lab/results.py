@@ -143,12 +143,15 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
 
 
 def check_server(cell: Cell, before: ServerStats, after: ServerStats, work: Workload) -> None:
-    """The server must have served exactly the calls made (plus the ``stats`` call before)."""
+    """The server must have served every call answered (plus the ``stats`` call before),
+    and at most the calls made: one that failed after its request left (its client gave
+    up waiting) may have been served too."""
     served = after.requests_served - before.requests_served - 1
     expected = work.total - cell.errors - cell.limited
     problems = []
-    if served != expected:
-        problems.append(f"server served {served} calls, client expected {expected}")
+    if not expected <= served <= work.total:
+        problems.append(f"server served {served} calls, client expected {expected}"
+                        + (f" to {work.total}" if expected < work.total else ""))
     if after.errors != before.errors:
         problems.append(f"server counted {after.errors - before.errors} errors")
     if problems:
