@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 import select
 import selectors
 import socket
@@ -458,14 +457,10 @@ class BlockingConnection(OnCallTable[_Completion]):
                     finally:
                         if not self._reading and self._sleeping:
                             self._pass_reader_role()  # it may have been passed to this thread
-                check = self._table.keepalive_wait()
-                self._read_once(
-                    left if check is None or (left is not None and left < check) else check,
-                    keep_role=True,
-                )
+                self._read_once(self._read_timeout(left), keep_role=True)
                 if call.done or (want_item and call.items):
                     return  # routed by this thread just now
-                if check is not None and self._table.keepalive_wait() == 0:
+                if self._table.keepalive is not None and self._table.keepalive_wait() == 0:
                     self._keepalive()  # silence for a whole interval: a PING is due (or overdue)
         finally:
             if holding:
@@ -489,17 +484,19 @@ class BlockingConnection(OnCallTable[_Completion]):
                     return False
                 taken = True
                 self._reading = me
-            left = None if until == math.inf else until - time.monotonic()
-            check = table.keepalive_wait()
-            if check is not None and (left is None or check < left):
-                left = check
-            self._read_once(left)
+            self._read_once(self._read_timeout(remaining(until)))
         finally:
             if taken and self._reading == me:  # interrupted before _read_once held it
                 with self._mutex:
                     self._reading = 0
                     self._pass_reader_role()
         return call is None or call.done
+
+    def _read_timeout(self, left: float | None) -> float | None:
+        """How long one read may wait: what is ``left`` of the caller's time, or less if
+        a keepalive check comes first (None: no limit)."""
+        check = self._table.keepalive_wait()
+        return left if check is None or (left is not None and left < check) else check
 
     def _read_idle(self) -> None:
         """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
@@ -638,9 +635,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             with selectors.DefaultSelector() as sel:
                 sel.register(self._sock, event)
                 return bool(sel.select(left))
-        if left is None:
-            return bool(poller.poll(None))
-        return bool(poller.poll(max(1, int(left * 1000) + 1) if left else 0))
+        return bool(poller.poll(_poll_ms(left)))
 
     def _recv(self, timeout: float | None, room: memoryview | None) -> bytes | int | None:
         """Bytes received (into ``room`` if given: their count), ``b""`` or 0 at end of
@@ -648,23 +643,19 @@ class BlockingConnection(OnCallTable[_Completion]):
         if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
             timeout = self._poll_slice
         until = deadline(timeout)
-        poller = self._read_poll
-        if not self._tls and poller is not None:  # wait first: a failed recv costs more
-            if poller.poll(None if timeout is None else int(timeout * 1000) + 1 if timeout > 0 else 0):
-                try:
-                    return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
-                except BlockingIOError:
-                    pass  # readable, then not: wait again, for what is left of the timeout
-            elif timeout is not None:
-                return None
-        if not self._tls:
+        if not self._tls:  # wait first: an answer is rarely in already, and a failed recv costs more
+            poller, left = self._read_poll, timeout
             while True:
-                if not self._wait_io(selectors.EVENT_READ, until, self._read_poll):
+                if poller is not None:  # the usual case, without a selector or a deadline lookup
+                    if not poller.poll(_poll_ms(left)):
+                        return None
+                elif not self._wait_io(selectors.EVENT_READ, until, None):
                     return None
                 try:
                     return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
-                except BlockingIOError:
-                    if time.monotonic() >= until:
+                except BlockingIOError:  # readable, then not: wait again, for what is left
+                    left = remaining(until)
+                    if left is not None and left <= 0:
                         return None
         while True:  # TLS: bytes may wait decrypted inside OpenSSL, where poll cannot see them
             try:
@@ -800,6 +791,14 @@ def _poller(sock: socket.socket, event: str) -> select.poll | None:
     poller = select.poll()
     poller.register(sock, getattr(select, event))
     return poller
+
+
+def _poll_ms(timeout: float | None) -> int | None:
+    """``timeout`` seconds as ``poll()`` takes them: milliseconds rounded up (a poll never
+    ends before the time asked), 0 for no wait, None for no limit."""
+    if timeout is None:
+        return None
+    return int(timeout * 1000) + 1 if timeout > 0 else 0
 
 
 def _run_all(callbacks: list[Callable[[], None]]) -> None:
