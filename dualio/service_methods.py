@@ -30,7 +30,7 @@ from transports.wire.events import (
 )
 from transports.wire.methods import ServerStats
 from transports.wire.retry import RetryPolicy, may_retry
-from transports.wire.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from transports.wire.timeouts import UNSET, Unset, pick_timeout
 
 T = TypeVar("T")
 
@@ -115,7 +115,7 @@ class AsyncServiceMethods:
         return await self._call(methods.raw(method, payload), timeout)
 
     async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        timeout = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
+        timeout = pick_timeout(timeout, self.timeout)
         if self.on_request is not None or self.on_response is not None:
             return await self._attempts(op, timeout, deadline(timeout))
         started = time.monotonic()

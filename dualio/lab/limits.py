@@ -15,10 +15,7 @@ def _read(path: str) -> str:
 
 
 def _root_cause(exc: BaseException) -> BaseException:
-    seen = exc
-    while seen.__cause__ is not None:
-        seen = seen.__cause__
-    return seen
+    return _causes(exc)[-1]
 
 
 def is_limit(exc: BaseException) -> bool:
@@ -35,6 +32,7 @@ def is_limit(exc: BaseException) -> bool:
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the chain of its ``__cause__``, outermost first."""
     chain = [exc]
     while chain[-1].__cause__ is not None:
         chain.append(chain[-1].__cause__)

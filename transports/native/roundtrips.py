@@ -1,4 +1,5 @@
-"""``call`` and ``ping`` of a native transport, over the transport's one round trip."""
+"""``call`` and ``ping`` of the anyio transport, over its one round trip (the asyncio fast
+path has its own, one coroutine level deep)."""
 
 from __future__ import annotations
 
