@@ -202,7 +202,8 @@ class AsyncServiceMethods:
             try:
                 async for item in items:
                     delivered += 1
-                    received += answer_size(item)
+                    if self.on_response is not None:  # only the hook reads the sizes
+                        received += answer_size(item)
                     yield item
             except ConnectionLost as exc:
                 interrupted = StreamInterrupted(

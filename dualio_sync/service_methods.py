@@ -197,7 +197,8 @@ class ServiceMethods:
             try:
                 for item in items:
                     delivered += 1
-                    received += answer_size(item)
+                    if self.on_response is not None:  # only the hook reads the sizes
+                        received += answer_size(item)
                     yield item
             except ConnectionLost as exc:
                 interrupted = StreamInterrupted(
