@@ -16,9 +16,10 @@ from dualio.server.config import (
     DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_MAX_IN_FLIGHT_BYTES,
     DEFAULT_WRITE_BUFFER_HIGH,
+    MAX_WORKERS,
     SEQUENTIAL_BACKLOG,
+    check_workers,
 )
-from dualio.server.workers import MAX_WORKERS
 from transports.version import VERSION
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
@@ -148,9 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("dualio serve: --model sequential needs --idle-timeout above 0 (one idle "
                   "connection would hold the server forever)", file=sys.stderr)
             return 2
-        if not 1 <= args.workers <= MAX_WORKERS:
-            print(f"dualio serve: --workers must be in 1..{MAX_WORKERS}, got {args.workers}",
-                  file=sys.stderr)
+        try:
+            check_workers(args.workers)
+        except ValueError as exc:
+            print(f"dualio serve: {exc}", file=sys.stderr)
             return 2
         if args.shared_socket and args.workers < 2:
             print("dualio serve: --shared-socket needs --workers 2 or more", file=sys.stderr)

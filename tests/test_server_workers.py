@@ -19,7 +19,8 @@ from collections.abc import Iterator
 import pytest
 
 from dualio.lab.server_process import ServerProcess as LabServer
-from dualio.server.workers import MAX_WORKERS, RESTART_LIMIT
+from dualio.server.config import MAX_WORKERS
+from dualio.server.workers import RESTART_LIMIT
 from dualio_sync import Client, ClosedError, DualioError, ServerStats
 from tests.conftest import ServerProcess, start_server
 

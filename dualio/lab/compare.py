@@ -237,8 +237,9 @@ def run(args: argparse.Namespace) -> int:
     except CompareError as exc:
         print(f"dualio bench compare: {exc}", file=sys.stderr)
         return 2
-    if _machine(old.get("meta", {})) != _machine(new.get("meta", {})):
-        (model_a, cpus_a), (model_b, cpus_b) = _machine(old.get("meta", {})), _machine(new.get("meta", {}))
+    machines = _machine(old.get("meta", {})), _machine(new.get("meta", {}))
+    if machines[0] != machines[1]:
+        (model_a, cpus_a), (model_b, cpus_b) = machines
         print(f"dualio bench compare: warning: the runs are from different machines ({model_a}, "
               f"{cpus_a} CPUs vs {model_b}, {cpus_b} CPUs); a change may be the machine's", file=sys.stderr)
     for name, data in (("OLD", old), ("NEW", new)):

@@ -51,7 +51,7 @@ def choose(text: str | None, quick: bool) -> list[str]:
         text = "both" if quick else "all"
     if text == "all":
         return list(SETUPS)
-    names = ["async", "threaded"] if text == "both" else text.split(",")
+    names = list(QUICK_SETUPS) if text == "both" else text.split(",")
     unknown = [n for n in names if n not in SETUPS]
     if unknown:
         raise ValueError(f"unknown server set-up {', '.join(unknown)}; choose from "

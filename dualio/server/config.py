@@ -11,6 +11,19 @@ from dataclasses import dataclass, field
 from dualio.server.service import Counters
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
+MAX_WORKERS = 64
+"""The most worker processes ``--workers`` takes. A fixed number, not one per core: the
+single-threaded models are meant to be run as a cluster of more processes than cores
+(ten sequential servers on two cores, say), and beyond a few dozen more processes add
+only memory and context switches."""
+
+
+def check_workers(workers: int) -> None:
+    """ValueError unless 1 <= ``workers`` <= MAX_WORKERS."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"--workers must be in 1..{MAX_WORKERS}, got {workers}")
+
+
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 DEFAULT_IDLE_TIMEOUT = 300.0
 DEFAULT_MAX_CONNECTIONS = 20_000

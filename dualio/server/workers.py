@@ -52,17 +52,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import FrameType
 
-from dualio.server.config import ServerConfig
+from dualio.server.config import ServerConfig, check_workers
 from dualio.server.limits import listen
 from dualio.server.shared_counters import CounterTable
 
 log = logging.getLogger("dualio.server")
 
-MAX_WORKERS = 64
-"""The most worker processes ``--workers`` takes. A fixed number, not one per core: the
-single-threaded models are meant to be run as a cluster of more processes than cores
-(ten sequential servers on two cores, say), and beyond a few dozen more processes add
-only memory and context switches."""
 RESTART_WINDOW = 60.0
 RESTART_LIMIT = 5
 """Restarts of one worker within RESTART_WINDOW seconds; the next death ends the server."""
@@ -88,12 +83,6 @@ _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGCHL
 def kernel_balances_reuse_port() -> bool:
     """Whether sockets sharing a port with SO_REUSEPORT each get a share of its connections."""
     return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
-
-
-def check_workers(workers: int) -> None:
-    """ValueError unless 1 <= ``workers`` <= MAX_WORKERS."""
-    if not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"--workers must be in 1..{MAX_WORKERS}, got {workers}")
 
 
 def describe_exit(status: int) -> str:
