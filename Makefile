@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: bench bench-full demo test generate clean
+.PHONY: bench bench-full demo test generate perf-baseline clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,12 @@ test: $(STAMP)
 	$(BIN)/python tests/unasync.py --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict dualio dualio_sync transports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 3 --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -m serial
+
+# the instruction gate's baseline for this Python: commit its diff with the change that moved it
+perf-baseline: $(STAMP)
+	$(BIN)/python -m dualio.lab.instructions --write-baseline tests/perf/instructions.json
 
 # the blocking face's service methods, from the async face's (dualio/service_methods.py)
 generate: $(STAMP)

@@ -42,6 +42,20 @@ class ServerProcess:
 
 _STARTED: list[subprocess.Popen[str]] = []
 
+SERIAL = ("perf", "stress")
+"""Folders of tests that measure time or load the machine: they run alone, after the
+rest, never beside other tests (make test runs ``-m serial`` on its own)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "serial: runs alone, never beside other tests (perf, stress)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent.name in SERIAL:
+            item.add_marker(pytest.mark.serial)
+
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """No server outlives the test run, even one whose test failed before stopping it."""

@@ -1,0 +1,286 @@
+"""The measured loops: N echo calls through one way of calling, on a fake peer.
+
+Each loop sets up its client (or server) on a fake peer (:mod:`dualio.lab.fake_peers`),
+reads ``clock()`` just before its first call and just after its last, tears down, and
+returns the clock's difference per call. ``client_cost`` passes ``time.process_time``;
+``instructions`` passes a marker that callgrind dumps its counts at, so the counts
+cover the calls and nothing of set-up or teardown.
+
+Every dualio loop has a *raw* loop beside it: the least code that does the same with
+the same primitives (a socket and ``poll``; a future per call; a worker thread; a loop
+thread; a server Protocol that parses and answers), so dualio − raw is dualio's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from dualio.client import AsyncClient
+from dualio.lab.fake_peers import (
+    ECHO_REQUEST,
+    PAYLOAD,
+    FakeSocket,
+    FakeTransport,
+    RawProtocol,
+    ServerFeed,
+    answers,
+    asyncio_connection,
+    blocking_connection,
+    with_id,
+)
+from dualio.server.async_model import _Connection
+from dualio.server.config import ServerConfig
+from dualio_sync.client import Client
+from transports.emulation.emulated_connection import EmulatedConnection, Strategy
+from transports.portal.connection import PortalConnection
+from transports.portal.loop_thread import LoopThread
+from transports.running_loop import LoopHandle
+from transports.wire.client_protocol import ClientProtocol
+from transports.wire.frames import HEADER, HEADER_SIZE
+
+Clock = Callable[[], float]
+
+
+def _check(answer: bytes) -> None:
+    if answer != PAYLOAD:
+        raise AssertionError(f"wrong answer: {answer!r}")
+
+
+# -- blocking ------------------------------------------------------------------------------
+
+def _raw_blocking_call(sock: FakeSocket, poller: select.poll, rid: int) -> bytes:
+    sock.send(with_id(ECHO_REQUEST, rid))
+    while True:
+        try:
+            data = sock.recv(65536)
+            break
+        except BlockingIOError:
+            poller.poll(None)
+    _, _, got = HEADER.unpack_from(data)
+    if got != rid:
+        raise AssertionError(f"answer for id {got}, expected {rid}")
+    return data[HEADER_SIZE:]
+
+
+def sync_raw(calls: int, clock: Clock) -> float:
+    """The least a blocking client does per call: send a frame, poll, recv, check its id."""
+    sock = FakeSocket()
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    try:
+        started = clock()
+        for rid in range(1, calls + 1):
+            _check(_raw_blocking_call(sock, poller, rid))
+        return (clock() - started) / calls
+    finally:
+        sock.close()
+
+
+def _blocking_calls(client: Client, calls: int, clock: Clock) -> float:
+    """``calls`` echo calls on a blocking face; it is closed at the end."""
+    try:
+        echo = client.echo
+        started = clock()
+        for _ in range(calls):
+            _check(echo(PAYLOAD))
+        return (clock() - started) / calls
+    finally:
+        client.close()
+
+
+def sync_dualio(calls: int, clock: Clock) -> float:
+    """``Client.echo`` over the blocking transport."""
+    sock = FakeSocket()
+    client = Client("fake", 1, lazy=True)
+    client._conn = blocking_connection(sock)
+    try:
+        return _blocking_calls(client, calls, clock)
+    finally:
+        sock.close()
+
+
+# -- asyncio -------------------------------------------------------------------------------
+
+async def _per_call(call: Callable[[], Awaitable[bytes]], calls: int, in_flight: int, clock: Clock) -> float:
+    each = calls // in_flight
+
+    async def user() -> None:
+        for _ in range(each):
+            _check(await call())
+
+    started = clock()
+    if in_flight == 1:
+        await user()
+    else:
+        await asyncio.gather(*(user() for _ in range(in_flight)))
+    return (clock() - started) / (each * in_flight)
+
+
+async def native_raw(calls: int, in_flight: int, clock: Clock) -> float:
+    """The least an asyncio client does per call: a future per call, matched by id."""
+    loop = asyncio.get_running_loop()
+    protocol = RawProtocol()
+    transport = FakeTransport(loop, protocol)
+    ids = iter(range(1, calls + in_flight + 1))
+
+    async def call() -> bytes:
+        rid = next(ids)
+        future: asyncio.Future[bytes] = loop.create_future()
+        protocol.waiting[rid] = future
+        transport.write(with_id(ECHO_REQUEST, rid))
+        return await future
+
+    return await _per_call(call, calls, in_flight, clock)
+
+
+async def _opened_client(**options: Any) -> AsyncClient:
+    client = AsyncClient("fake", 1, lazy=True, **options)
+    await client.open()
+    return client
+
+
+async def native_dualio(calls: int, in_flight: int, clock: Clock) -> float:
+    """``AsyncClient.echo`` over the asyncio fast path."""
+    client = await _opened_client()
+    client._conn = await asyncio_connection()
+    try:
+        echo = client.echo
+        return await _per_call(lambda: echo(PAYLOAD), calls, in_flight, clock)
+    finally:
+        await client.aclose()
+
+
+# -- emulation: the blocking transport from a loop ------------------------------------------
+
+async def emulated_raw(calls: int, clock: Clock) -> float:
+    """The least an emulation does per call: the raw blocking call on a pooled worker."""
+    sock = FakeSocket()
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    loop = asyncio.get_running_loop()
+    ids = iter(range(1, calls + 1))
+    with ThreadPoolExecutor(1) as pool:
+        try:
+            def call() -> Awaitable[bytes]:
+                return loop.run_in_executor(pool, _raw_blocking_call, sock, poller, next(ids))
+
+            return await _per_call(call, calls, 1, clock)
+        finally:
+            sock.close()
+
+
+async def emulated_dualio(calls: int, strategy: Strategy, clock: Clock) -> float:
+    """``AsyncClient(transport="emulated", emulation=strategy).echo``, one worker."""
+    sock = FakeSocket()
+    client = await _opened_client(transport="emulated", emulation=strategy, max_workers=1)
+    pool = ThreadPoolExecutor(1, thread_name_prefix="dualio-pool")
+    conn = blocking_connection(sock)
+    client._conn = EmulatedConnection(conn, LoopHandle.current(), strategy, pool, None, pool)
+    try:
+        echo = client.echo
+        return await _per_call(lambda: echo(PAYLOAD), calls, 1, clock)
+    finally:
+        await client.aclose()
+        sock.close()
+
+
+# -- the portal: the asyncio transport on a loop thread --------------------------------------
+
+def portal_raw(calls: int, clock: Clock) -> float:
+    """The least a portal does per call: a raw asyncio call submitted to a loop thread."""
+    portal = LoopThread()
+    protocol = RawProtocol()
+    transport = FakeTransport(portal.loop, protocol)
+    ids = iter(range(1, calls + 1))
+
+    async def call() -> bytes:
+        rid = next(ids)
+        future: asyncio.Future[bytes] = portal.loop.create_future()
+        protocol.waiting[rid] = future
+        transport.write(with_id(ECHO_REQUEST, rid))
+        return await future
+
+    try:
+        started = clock()
+        for _ in range(calls):
+            submitted = asyncio.run_coroutine_threadsafe(call(), portal.loop)
+            _check(submitted.result())
+        return (clock() - started) / calls
+    finally:
+        portal.stop()
+
+
+def portal_dualio(calls: int, clock: Clock) -> float:
+    """``Client(transport="portal").echo``."""
+    portal = LoopThread()
+    made = portal.submit(asyncio_connection())
+    assert made is not None
+    client = Client("fake", 1, lazy=True, transport="portal")
+    client._conn = PortalConnection(portal, made.result())
+    return _blocking_calls(client, calls, clock)
+
+
+# -- the server ------------------------------------------------------------------------------
+
+class RawServer(asyncio.Protocol):
+    """The least a protocol-v1 server does per echo request: parse each frame, answer it
+    with the request's argument, and write the answers of one read together."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self._buffer = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        if self._buffer:
+            data = self._buffer + data
+        answer = answers(data)  # whole frames only: the feed never splits one
+        assert self.transport is not None
+        self.transport.write(answer)
+
+
+async def _serve(protocol: asyncio.Protocol, feed: ServerFeed, requests: int, per_read: int,
+                 clock: Clock) -> float:
+    """Feed ``requests`` echo requests, ``per_read`` frames in each read, one loop pass per read."""
+    reads = requests // per_read
+    batches = [b"".join(with_id(ECHO_REQUEST, rid) for rid in range(first, first + per_read))
+               for first in range(1, reads * per_read + 1, per_read)]
+    data_received = protocol.data_received
+    started = clock()
+    for batch in batches:
+        data_received(batch)
+        await asyncio.sleep(0)  # the loop pass in which answers are written
+    spent = clock() - started
+    expected = reads * per_read * (HEADER_SIZE + len(PAYLOAD))
+    if feed.written < expected:
+        raise AssertionError(f"the server wrote {feed.written} bytes, expected {expected} or more")
+    return spent / (reads * per_read)
+
+
+async def server_raw(requests: int, per_read: int, clock: Clock) -> float:
+    protocol = RawServer()
+    feed = ServerFeed()
+    protocol.connection_made(feed)
+    return await _serve(protocol, feed, requests, per_read, clock)
+
+
+async def server_dualio(requests: int, per_read: int, clock: Clock) -> float:
+    """The reference server's async model, one connection, handshaken."""
+    loop = asyncio.get_running_loop()
+    config = ServerConfig(port=0)
+    conn = _Connection(config, loop, loop.time(), "fake", lambda _conn: None)
+    feed = ServerFeed()
+    conn.connection_made(feed)
+    conn.data_received(ClientProtocol().hello())
+    await asyncio.sleep(0)
+    try:
+        return await _serve(conn, feed, requests, per_read, clock)
+    finally:
+        conn.connection_lost(None)
+

@@ -1,0 +1,213 @@
+"""Fake peers: a client or server measured with no network, no kernel and no other process.
+
+The fake peer answers in the client's own thread, from the request's header, with work
+that costs next to nothing and is the same for dualio and for the *raw* loop beside it
+(the least a client can do: write a frame, wait, read a frame, match its id). The lab's
+``client_cost`` (CPU time per call) and ``instructions`` (instructions per call) use them.
+
+- :class:`FakeSocket`: what the blocking transport uses of a socket; its readiness is a
+  real pipe, so ``poll`` works as on a socket.
+- :class:`FakeTransport`: an ``asyncio.Transport`` that hands each answer to its
+  protocol's ``data_received`` on the next loop pass, as a socket would.
+- :class:`ServerFeed`: the server's side, a transport that only counts what a
+  server protocol writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from transports.blocking.connection import BlockingConnection
+from transports.native.asyncio_connection import AsyncioConnection
+from transports.wire.calls import deadline
+from transports.wire.client_protocol import WELCOME
+from transports.wire.connect_options import ConnectOptions
+from transports.wire.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    HEADER,
+    HEADER_SIZE,
+    PROTOCOL_VERSION,
+    FrameKind,
+    encode_frame,
+)
+from transports.wire.methods import F64
+
+PAYLOAD = b"x" * 16
+"""What every measured call echoes."""
+ECHO_REQUEST = encode_frame(FrameKind.REQUEST, 0, b"\x04echo" + F64.pack(0) + PAYLOAD)
+"""An echo(PAYLOAD) request with id 0: a raw loop writes its own id into bytes 5..9."""
+OPTIONS = ConnectOptions("fake", 1, 10.0, None, None, None, DEFAULT_MAX_FRAME_SIZE, 15.0)
+"""A fake peer's connect options: the faces' defaults (keepalive included)."""
+
+_WELCOME = encode_frame(FrameKind.WELCOME, 0, WELCOME.pack(PROTOCOL_VERSION, DEFAULT_MAX_FRAME_SIZE))
+_ECHO_ARGS_AT = HEADER_SIZE + 1 + len(b"echo") + F64.size  # where echo's bytes begin in a REQUEST
+
+
+def with_id(request: bytes, rid: int) -> bytes:
+    """``request`` with its id replaced: what a raw loop sends."""
+    return request[:5] + rid.to_bytes(4, "big") + request[9:]
+
+
+def answers(data: bytes) -> bytes:
+    """The fake peer: WELCOME for HELLO, and for each REQUEST a RESPONSE echoing the
+    request's last bytes (echo's argument). Other frames (CANCEL, CLOSE) get nothing."""
+    out = []
+    pos, size = 0, len(data)
+    while pos < size:
+        length, kind, rid = HEADER.unpack_from(data, pos)
+        end = pos + 4 + length
+        if kind == FrameKind.REQUEST:
+            body = data[pos + _ECHO_ARGS_AT:end]
+            out.append(HEADER.pack(5 + len(body), FrameKind.RESPONSE, rid) + body)
+        elif kind == FrameKind.HELLO:
+            out.append(_WELCOME)
+        pos = end
+    return b"".join(out)
+
+
+# -- blocking ------------------------------------------------------------------------------
+
+class FakeSocket:
+    """What BlockingConnection uses of a socket, answered by :func:`answers`. Readable
+    (to ``poll``) exactly when an answer waits: a byte in a pipe says so."""
+
+    def __init__(self) -> None:
+        self._signal_r, self._signal_w = os.pipe()
+        os.set_blocking(self._signal_r, False)
+        self._pending = b""
+
+    def fileno(self) -> int:
+        return self._signal_r
+
+    def setblocking(self, flag: bool) -> None:
+        pass
+
+    def send(self, data: bytes | memoryview) -> int:
+        answer = answers(bytes(data))
+        if answer:
+            if not self._pending:
+                os.write(self._signal_w, b"!")
+            self._pending += answer
+        return len(data)
+
+    def recv(self, size: int) -> bytes:
+        if not self._pending:
+            raise BlockingIOError
+        os.read(self._signal_r, 1)
+        data, self._pending = self._pending, b""
+        return data
+
+    def shutdown(self, how: int) -> None:
+        pass
+
+    def close(self) -> None:
+        for fd in (self._signal_r, self._signal_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def blocking_connection(sock: FakeSocket) -> BlockingConnection:
+    """A blocking transport on ``sock``, handshaken."""
+    conn = BlockingConnection(sock, OPTIONS)  # type: ignore[arg-type]
+    conn._handshake(deadline(10.0))
+    return conn
+
+
+# -- asyncio -------------------------------------------------------------------------------
+
+class FakeTransport(asyncio.Transport):
+    """Hands the answers to each write to the protocol on the next loop pass."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, protocol: asyncio.Protocol) -> None:
+        super().__init__()
+        self._loop = loop
+        self._protocol = protocol
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        answer = answers(bytes(data))
+        if answer:
+            self._loop.call_soon(self._protocol.data_received, answer)
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            self._loop.call_soon(self._protocol.connection_lost, None)
+
+    def abort(self) -> None:
+        self.close()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+class RawProtocol(asyncio.Protocol):
+    """The least an asyncio client does per call: a future per call, matched by id."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[int, asyncio.Future[bytes]] = {}
+
+    def data_received(self, data: bytes) -> None:
+        pos, size = 0, len(data)
+        while pos < size:
+            length, _, rid = HEADER.unpack_from(data, pos)
+            end = pos + 4 + length
+            future = self.waiting.pop(rid)
+            future.set_result(data[pos + HEADER_SIZE:end])
+            pos = end
+
+
+async def asyncio_connection() -> AsyncioConnection:
+    """The asyncio fast path on a :class:`FakeTransport` of the running loop, handshaken."""
+    loop = asyncio.get_running_loop()
+    conn = AsyncioConnection(loop, OPTIONS)
+    conn.connection_made(FakeTransport(loop, conn))
+    welcome = conn._table.handshake.waiter = loop.create_future()
+    conn._write(conn._table.hello())
+    await welcome
+    return conn
+
+
+# -- the server's side ---------------------------------------------------------------------
+
+class ServerFeed(asyncio.Transport):
+    """A server protocol's transport that takes what it writes and counts the bytes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = 0
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += len(data)
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
+
+    def abort(self) -> None:
+        self._closing = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default

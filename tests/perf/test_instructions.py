@@ -1,0 +1,91 @@
+"""The instruction gate: instructions per call, counted by callgrind, against a committed baseline.
+
+A figure more than 3 % above ``instructions.json``'s entry for the running Python
+fails; one more than 3 % below asks for ``make perf-baseline``. Counts do not depend
+on what else the machine does, so the gate catches what a wall-clock gate on a busy
+2-core machine cannot: a call that became a few percent slower.
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dualio.lab import instructions
+from dualio.lab.instructions import Count, baseline_key, judge, read_baseline
+
+BASELINE = Path(__file__).with_name("instructions.json")
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("valgrind") is None,
+    reason="valgrind is not installed, so the instruction gate cannot count "
+           "(Debian: apt-get install valgrind)",
+)
+
+
+@pytest.fixture(scope="module")
+def baseline() -> dict[str, float]:
+    figures = read_baseline(BASELINE)
+    if figures is None:
+        pytest.skip(f"{BASELINE.name} has no baseline for {baseline_key()}: reported, not judged "
+                    "(make perf-baseline adds it)")
+    return figures
+
+
+@pytest.fixture(scope="module")
+def counts() -> dict[str, Count]:
+    return instructions.run(list(instructions.GATED))
+
+
+def test_no_figure_rose_above_its_baseline(
+    counts: dict[str, Count], capsys: pytest.CaptureFixture[str]
+) -> None:
+    figures = read_baseline(BASELINE)
+    verdict = judge(figures or {}, counts)
+    with capsys.disabled():
+        print(f"\ninstructions per call, {baseline_key()}, against {BASELINE.name}:")
+        print(verdict.report)
+        if verdict.improved:
+            print(f"{', '.join(verdict.improved)} fell more than {instructions.TOLERANCE:.0%}: "
+                  "run make perf-baseline and commit the new figures with the reason")
+    if figures is None:
+        pytest.skip(f"{BASELINE.name} has no baseline for {baseline_key()}: reported above, not judged")
+    assert not verdict.regressed, f"over {instructions.TOLERANCE:.0%} above the baseline: {verdict.regressed}"
+
+
+def test_every_judged_figure_has_a_baseline(baseline: dict[str, float]) -> None:
+    missing = [name for name in instructions.GATED if name not in baseline]
+    assert not missing, f"no baseline for {missing}: run make perf-baseline"
+
+
+INJECTED = textwrap.dedent("""
+    from transports.blocking.connection import BlockingConnection
+
+    _call = BlockingConnection.call
+    _EXTRA = range(20)  # about 2,700 instructions: 3-4 % of a sync call
+
+
+    def call(self, op, timeout, handle=None, sent=None):
+        for _ in _EXTRA:
+            pass
+        return _call(self, op, timeout, handle, sent)
+
+
+    BlockingConnection.call = call
+""")
+
+
+def test_a_sync_call_doing_a_little_more_work_fails_the_gate(
+    baseline: dict[str, float], tmp_path: Path
+) -> None:
+    """The same measurement with the blocking transport's ``call`` wrapped in a little
+    extra work (loaded by a sitecustomize in the measured process only)."""
+    (tmp_path / "sitecustomize.py").write_text(INJECTED)
+    root = Path(instructions.__file__).resolve().parents[2]
+    slower = instructions.run(["sync"], env={"PYTHONPATH": f"{tmp_path}:{root}"})
+    rise = slower["sync"].per_call / baseline["sync"] - 1
+    assert 0.03 < rise < 0.06, f"the injected work should add 3-6 %, it added {rise:.1%}"
+    assert judge(baseline, slower).regressed == ["sync"]

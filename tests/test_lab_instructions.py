@@ -1,0 +1,85 @@
+"""The instruction counter's arithmetic, verdicts and bad input (no valgrind needed here;
+tests/perf/test_instructions.py runs it for real)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from dualio.lab import instructions
+from dualio.lab.instructions import FIGURES, GATED, Count, NotDeterministic, count, judge
+
+
+def test_per_call_is_the_difference_of_two_loop_lengths() -> None:
+    # 5,000 instructions of set-up in every loop, 70 per call
+    totals = [(n, 5_000 + 70 * n) for n in (400, 800, 400, 800)]
+    assert count("sync", totals).per_call == 70
+
+
+def test_two_estimates_more_than_one_percent_apart_are_refused() -> None:
+    totals = [(400, 28_000), (800, 56_000), (400, 28_000), (800, 56_400)]  # 70 and 71 per call
+    with pytest.raises(NotDeterministic, match=r"sync: two runs gave 70 and 71 .*\(1\.4% apart"):
+        count("sync", totals)
+    assert count("emulated-callback", totals, check=False).spread == pytest.approx(1 / 70)
+
+
+def _counts(**per_call: float) -> dict[str, Count]:
+    return {name: Count(name, value, (value, value)) for name, value in per_call.items()}
+
+
+def test_the_verdict_judges_dualio_figures_against_three_percent() -> None:
+    baseline = {"sync": 1000.0, "native": 1000.0, "native-100": 1000.0, "sync-raw": 1000.0}
+    verdict = judge(baseline, _counts(sync=1031, native=969, **{"native-100": 1029, "sync-raw": 2000}))
+    assert verdict.regressed == ["sync"]
+    assert verdict.improved == ["native"]
+    rows = {line.split()[0]: line for line in verdict.report.splitlines()[1:]}
+    assert "REGRESSED" in rows["sync"] and "+3.1%" in rows["sync"]
+    assert "ratchet" in rows["native"]
+    assert rows["native-100"].endswith("ok")
+    assert rows["sync-raw"].endswith("not judged")  # a raw floor is shown, never judged
+
+
+def test_the_gate_judges_neither_floors_nor_the_racing_callback() -> None:
+    assert "emulated-callback" not in GATED
+    assert all(FIGURES[name].floor for name in GATED)
+    assert all(FIGURES[name].floor in FIGURES for name in GATED)
+
+
+def test_a_baseline_is_kept_per_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "instructions.json"
+    path.write_text(json.dumps({"cpython-2.7": {"python": "2.7.18", "calls": 1, "figures": {"sync": 1}}}))
+    assert instructions.read_baseline(path) is None  # no entry for this Python
+    instructions.write_baseline(path, _counts(sync=72_000.4), 400)
+    assert instructions.read_baseline(path) == {"sync": 72_000}
+    assert set(json.loads(path.read_text())) == {"cpython-2.7", instructions.baseline_key()}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--calls", "150"], "multiple of 100"),
+    (["--calls", "0"], "multiple of 100"),
+    (["nonsense"], "unknown figure 'nonsense'"),
+    (["--annotate", "nonsense"], "unknown figure 'nonsense'"),
+    (["sync", "--write-baseline", "x.json"], "name none"),
+])
+def test_bad_arguments_are_refused(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        instructions.main(args)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_missing_valgrind_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
+    assert instructions.main(["sync"]) == 2
+    assert "valgrind is not installed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_every_figure_runs_and_answers_right(name: str) -> None:
+    """Each loop makes its calls on its fake peer and checks every answer (a wrong one raises)."""
+    assert FIGURES[name].run(200, time.process_time) > 0
