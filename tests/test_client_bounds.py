@@ -12,9 +12,9 @@ import pytest
 from dualio import AsyncClient
 from tests.conftest import ServerProcess
 from tests.scripted_peer import ScriptedPeer, stall
-from transports.emulation.emulated_connection import BRIDGE_ITEMS
-from transports.native.anyio_connection import AnyioConnection
+from transports.wire import calls
 from transports.wire.calls import ITEM_COST, STREAM_BACKLOG
+from transports.wire.errors import ConnectionLost
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -47,49 +47,68 @@ async def test_a_slow_stream_consumer_pauses_reading_on_the_asyncio_fast_path(se
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
-@pytest.mark.parametrize("emulation", ["pool", "callback"])
-async def test_a_slow_stream_consumer_holds_the_emulation_bridge_to_its_bound(
+@pytest.mark.parametrize("emulation", ["pool", "thread", "callback"])
+async def test_a_slow_stream_consumer_holds_the_emulations_items_to_the_tables_bound(
     server: ServerProcess, emulation: str
 ) -> None:
+    """One unit of backpressure everywhere: the emulation's stream items wait in the
+    blocking connection's call table, bounded by STREAM_BACKLOG bytes as on every transport."""
+    bound = STREAM_BACKLOG // ITEM_COST + ONE_READ_OF_ITEMS
     async with AsyncClient(*server.address, timeout=10, transport="emulated", emulation=emulation) as client:
-        conn: Any = client._conn
+        blocking: Any = client._conn._conn  # type: ignore[union-attr]
         peak = 0
         count = 0
         async for _ in client.words(WORDS // 10):
             count += 1
             if count < 10:
                 await anyio.sleep(0.05)
-                (bridge,) = conn._bridges
-                peak = max(peak, bridge.receive.statistics().current_buffer_used)
+                peak = max(peak, sum(len(call.items or ()) for call in blocking._table.live.values()))
         assert count == WORDS // 10
-        assert 0 < peak <= BRIDGE_ITEMS, peak
+        assert 0 < peak < bound, (peak, bound)
         assert await client.echo(b"after") == b"after"
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
 @pytest.mark.parametrize("emulation", ["pool", "callback"])
-async def test_leaving_a_full_bridge_frees_its_pusher(server: ServerProcess, emulation: str) -> None:
+async def test_leaving_a_backlogged_stream_lets_the_reader_read_again(
+    server: ServerProcess, emulation: str
+) -> None:
     async with AsyncClient(*server.address, timeout=10, transport="emulated", emulation=emulation) as client:
         async for _ in client.words(WORDS // 10):
-            await anyio.sleep(0.3)  # the bridge fills up meanwhile
+            await anyio.sleep(0.3)  # the backlog fills up meanwhile
             break
         assert await client.echo(b"after") == b"after"
-    # aclose() joined every thread this connection started: nothing hangs on a full bridge
+    # aclose() joined every thread this connection started: nothing hangs on a full backlog
 
 
 @pytest.mark.parametrize("anyio_backend", ["trio", "asyncio"])
-async def test_a_stalled_write_without_timeout_still_honours_cancellation(
+async def test_a_stalled_write_without_timeout_fails_its_connection_after_the_stall_limit(
     monkeypatch: pytest.MonkeyPatch, anyio_backend: str
 ) -> None:
-    monkeypatch.setattr(AnyioConnection, "write_stall_limit", 0.5)
+    monkeypatch.setattr(calls, "WRITE_STALL_LIMIT", 0.5)
     with ScriptedPeer(stall()) as peer:
         async with AsyncClient(*peer.address, timeout=None, transport="anyio", retry=None) as client:
             started = time.monotonic()
-            with anyio.move_on_after(0.2):
+            with pytest.raises(ConnectionLost, match=r"no progress for 0\.5s"):
                 await client.echo(b"x" * (15 << 20))  # more than the socket buffers hold: the send stalls
             took = time.monotonic() - started
-            assert took < 0.2 + 0.5 + 1.0, took
-            assert client.closed  # the frame may be cut: the connection cannot be used again
+            assert 0.5 <= took < 0.5 + 1.0, took
+            assert client.closed  # retry=None: the failed connection is not replaced
+
+
+def test_a_stalled_write_without_timeout_fails_its_connection_after_the_stall_limit_sync(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dualio_sync import Client
+
+    monkeypatch.setattr(calls, "WRITE_STALL_LIMIT", 0.5)
+    with ScriptedPeer(stall()) as peer, Client(*peer.address, timeout=None, retry=None) as client:
+        started = time.monotonic()
+        with pytest.raises(ConnectionLost, match=r"no progress for 0\.5s"):
+            client.echo(b"x" * (15 << 20))
+        took = time.monotonic() - started
+        assert 0.5 <= took < 0.5 + 1.0, took
+        assert client.closed
 
 
 async def aenumerate(items: Any) -> Any:

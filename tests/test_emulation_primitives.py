@@ -27,6 +27,7 @@ from transports.blocking.connection import BlockingConnection
 from transports.emulation.adapter import default_workers, emulate_async, run_blocking
 from transports.emulation.callbacks import AwaitableCallback, EventedCallback
 from transports.wire import methods
+from transports.wire.calls import Next
 from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 
@@ -621,23 +622,25 @@ def test_submit_calls_back_with_the_result(conn: BlockingConnection) -> None:
     assert cb.wait(10) == b"x"
 
 
-def test_submit_stream_pushes_items_then_completes(conn: BlockingConnection) -> None:
-    items: list[str] = []
-    order: list[str] = []
-    done: EventedCallback[Any] = EventedCallback()
+def _take_all(conn: BlockingConnection, call: Any, news: threading.Event, timeout: float = 10) -> list[str]:
+    """What a loop does with an open stream: take items until the end, waiting for news."""
+    got: list[str] = []
+    until = time.monotonic() + timeout
+    while True:
+        news.clear()
+        item = conn.next_item(call)
+        if item is Next.END:
+            return got
+        if item is Next.WAIT:
+            assert news.wait(max(until - time.monotonic(), 0)), f"no news after {got}"
+            continue
+        got.append(methods.words(1, 0.0).decode_item(item))  # type: ignore[arg-type]
 
-    def on_item(item: str) -> None:
-        items.append(item)
-        order.append("item")
 
-    def on_done(**kwargs: Any) -> None:
-        order.append("done")
-        done(**kwargs)
-
-    conn.submit_stream(methods.words(5, 0.0), on_item, on_done)
-    done.wait(10)
-    assert items == [methods.word_at(i) for i in range(5)]
-    assert order == ["item"] * 5 + ["done"]
+def test_an_open_stream_tells_of_its_items_and_its_end(conn: BlockingConnection) -> None:
+    news = threading.Event()
+    call = conn.open_stream(methods.words(5, 0.0), news.set)
+    assert _take_all(conn, call, news) == [methods.word_at(i) for i in range(5)]
 
 
 def test_submit_from_four_threads_is_never_misrouted(conn: BlockingConnection) -> None:
@@ -697,17 +700,20 @@ def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProces
         pending = [EventedCallback[None]() for _ in range(3)]
         for cb in pending:
             c.submit(methods.sleep(5.0), cb)
-        stream_done: EventedCallback[Any] = EventedCallback()
-        c.submit_stream(methods.words(3, 5.0), lambda item: None, stream_done)
+        news = threading.Event()
+        stream = c.open_stream(methods.words(3, 5.0), news.set)
         ours = _reader_threads() - before
         assert len(ours) == 1
         started = time.monotonic()
     finally:
         c.close()
     assert time.monotonic() - started < 4
-    for cb in [*pending, stream_done]:
+    for cb in pending:
         with pytest.raises(ClosedError):
             cb.wait(1)
+    assert news.wait(1)
+    with pytest.raises(ClosedError):
+        c.next_item(stream)
     deadline = time.monotonic() + 2
     while (_reader_threads() & ours) and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -717,7 +723,7 @@ def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProces
         c.submit(methods.echo(b"late", 0.0), EventedCallback())
 
 
-def test_submit_stream_keeps_order_while_blocking_calls_share_the_connection(
+def test_an_open_stream_keeps_order_while_blocking_calls_share_the_connection(
     conn: BlockingConnection,
 ) -> None:
     stop = threading.Event()
@@ -738,22 +744,9 @@ def test_submit_stream_keeps_order_while_blocking_calls_share_the_connection(
         count = 300
         expected = [methods.word_at(i) for i in range(count)]
         while time.monotonic() < budget:
-            events: list[object] = []
-            done: EventedCallback[Any] = EventedCallback()
-
-            def on_item(item: str, events: list[object] = events) -> None:
-                time.sleep(0.0005)
-                events.append(item)
-
-            def on_done(events: list[object] = events, done: EventedCallback[Any] = done,
-                        **kwargs: Any) -> None:
-                events.append(None)
-                done(**kwargs)
-
-            conn.submit_stream(methods.words(count, 0.0), on_item, on_done)
-            done.wait(10)
-            time.sleep(0.05)  # let any straggling on_item land
-            assert events == [*expected, None]
+            news = threading.Event()
+            call = conn.open_stream(methods.words(count, 0.0), news.set)
+            assert _take_all(conn, call, news) == expected
     finally:
         stop.set()
         for t in callers:

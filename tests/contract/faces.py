@@ -58,10 +58,12 @@ class Face(ABC):
     @abstractmethod
     async def words(
         self, count: int, wait: float = 0.0, *, timeout: Timeout = UNSET, take: int | None = None,
-        into: list[str] | None = None,
+        into: list[str] | None = None, echo_every: int | None = None,
     ) -> list[str]:
         """The stream's words. With ``take``, leave the loop (``break``) after that many.
-        Each word is also appended to ``into`` as it arrives."""
+        Each word is also appended to ``into`` as it arrives. With ``echo_every``, an
+        ``echo`` is made (and its answer checked) inside the loop after every that many
+        words."""
 
     @abstractmethod
     async def stats(self, *, timeout: Timeout = UNSET) -> ServerStats: ...
@@ -74,6 +76,15 @@ class Face(ABC):
 
     @abstractmethod
     async def aclose(self) -> None: ...
+
+
+def _echo_payload(n: int) -> bytes:
+    return f"between-{n}".encode()
+
+
+def _check_echo(n: int, got: bytes) -> None:
+    if got != _echo_payload(n):
+        raise AssertionError(f"an echo made after word {n} was answered with {got!r}")
 
 
 class AsyncFace(Face):
@@ -103,11 +114,13 @@ class AsyncFace(Face):
 
     async def words(
         self, count: int, wait: float = 0.0, *, timeout: Timeout = UNSET, take: int | None = None,
-        into: list[str] | None = None,
+        into: list[str] | None = None, echo_every: int | None = None,
     ) -> list[str]:
         got: list[str] = [] if into is None else into
         async for word in self.client.words(count, wait, timeout=timeout):
             got.append(word)
+            if echo_every is not None and len(got) % echo_every == 0:
+                _check_echo(len(got), await self.client.echo(_echo_payload(len(got)), timeout=timeout))
             if take is not None and len(got) >= take:
                 break  # what users write; the generator is finalised by the loop's hooks
         return got
@@ -158,13 +171,15 @@ class SyncFace(Face):
 
     async def words(
         self, count: int, wait: float = 0.0, *, timeout: Timeout = UNSET, take: int | None = None,
-        into: list[str] | None = None,
+        into: list[str] | None = None, echo_every: int | None = None,
     ) -> list[str]:
         got: list[str] = [] if into is None else into
 
         def iterate() -> list[str]:
             for word in self.client.words(count, wait, timeout=timeout):
                 got.append(word)
+                if echo_every is not None and len(got) % echo_every == 0:
+                    _check_echo(len(got), self.client.echo(_echo_payload(len(got)), timeout=timeout))
                 if take is not None and len(got) >= take:
                     break  # the generator is dropped here, which closes it
             return got

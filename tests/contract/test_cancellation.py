@@ -14,9 +14,12 @@ from collections.abc import Awaitable, Callable
 import anyio
 import pytest
 
-from dualio import ErrorCode
+from dualio import ErrorCode, RetryPolicy
+from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
-from tests.contract.helpers import frame_arrives, peer_finishes
+from tests.contract.fault_matrix import BIG
+from tests.contract.helpers import TIMER_SLACK, frame_arrives, peer_finishes
+from tests.fault_proxy import FaultProxy, Toxic
 from tests.scripted_peer import ScriptedPeer, drain, echo_back, expect, reply, reply_error, stream_items
 from transports.wire.frames import FrameKind
 from transports.wire.methods import word_at
@@ -140,3 +143,30 @@ async def test_leaving_a_stream_early_sends_cancel(transport: Transport, scripte
     assert peer.kinds == [FrameKind.HELLO, FrameKind.REQUEST, FrameKind.CANCEL, FrameKind.REQUEST,
                           FrameKind.CLOSE]
 
+
+
+@pytest.mark.async_only
+async def test_a_cancel_during_a_stalled_write_is_honoured_at_once_and_the_client_recovers(
+    transport: Transport, server: ServerProcess
+) -> None:
+    """A request larger than the socket buffers, to a server that reads nothing, without a
+    timeout: a cancel scope still ends the call within 0.1 s (the frame may be cut, and
+    then its connection is torn down and the next call connects anew)."""
+    with FaultProxy(server.address) as proxy:
+        client = await transport.connect(proxy.address, timeout=None, retry=RetryPolicy())
+        try:
+            assert await client.echo(b"before") == b"before"
+            proxy.set(Toxic("blackhole"))
+            started = anyio.current_time()
+            with anyio.move_on_after(0.3) as scope:
+                await client.echo(bytes(BIG))
+            took = anyio.current_time() - started
+            assert scope.cancelled_caught
+            assert took < 0.3 + 0.1 + TIMER_SLACK * 5, took
+            proxy.clear()
+            with anyio.fail_after(5):
+                for n in range(3):
+                    assert await client.echo(b"after %d" % n, timeout=5) == b"after %d" % n
+        finally:
+            with anyio.CancelScope(shield=True):
+                await client.aclose()

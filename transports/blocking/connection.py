@@ -47,11 +47,11 @@ _PROMPT_CANCEL_SLICE = 0.05
 class _Completion:
     """How a callback-style call (``submit``) is told about its items and its end."""
 
-    __slots__ = ("callback", "finished", "on_item")
+    __slots__ = ("callback", "finished", "on_news")
 
-    def __init__(self, callback: Callback, on_item: Callable[[bytes], None] | None = None) -> None:
+    def __init__(self, callback: Callback, on_news: Callable[[], None] | None = None) -> None:
         self.callback = callback
-        self.on_item = on_item
+        self.on_news = on_news
         self.finished = False
 
 
@@ -331,19 +331,34 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._ensure_reader()
         return call
 
-    def submit_stream(
-        self, op: methods.StreamCall[Any], on_item: Callable[[Any], None], callback: Callback,
-        handle: CallHandle | None = None, timeout: float | None = None, sent: list[int] | None = None,
+    def open_stream(
+        self, op: methods.StreamCall[Any], on_news: Callable[[], None], handle: CallHandle | None = None,
+        timeout: float | None = None, sent: list[int] | None = None,
     ) -> Call:
-        """Like ``submit``; each stream item is pushed to ``on_item`` first."""
+        """Send a stream's request (within ``timeout``) for a consumer that is not a thread
+        waiting here (an event loop). Its items stay in the call table, bounded by
+        ``STREAM_BACKLOG`` as every stream's are, and are taken with :meth:`next_item`;
+        ``on_news()`` is called from the reader thread whenever the stream has a new item
+        or has ended. Returns the call, for ``next_item`` and ``cancel``."""
 
-        def item(payload: bytes) -> None:
-            on_item(op.decode_item(payload))
+        def ended(**outcome: Any) -> None:
+            on_news()
 
-        completion = _Completion(callback, item)
-        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, completion, sent)
+        call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle,
+                           _Completion(ended, on_news), sent)
         self._ensure_reader()
         return call
+
+    def next_item(self, call: Call) -> bytes | Next:
+        """A stream's next raw item, from any thread, as :meth:`CallTable.next_item` says it
+        (``Next.WAIT``: wait for ``on_news``). Taking items lets the reader read again
+        once the stream's backlog is back under half of ``STREAM_BACKLOG``."""
+        with self._mutex:
+            held = bool(self._table.backlogged)
+            item = self._table.next_item(call)
+            if held and not self._table.backlogged:
+                self._wake_all()
+        return item
 
     def cancel(self, call: Call) -> None:
         """Stop waiting for ``call``: whoever waits gets CallCancelled, its late answer
@@ -408,9 +423,8 @@ class BlockingConnection(OnCallTable[_Completion]):
         completion = call.waiter
         if completion is None:
             return
-        if completion.on_item is not None and call.items:
-            for item in self._table.take_items(call):
-                self._ready.append(functools.partial(completion.on_item, item))
+        if completion.on_news is not None and call.items:
+            self._ready.append(completion.on_news)
         if call.done and not completion.finished:
             completion.finished = True
             if call.error is not None:
@@ -609,8 +623,8 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def _reader_loop(self) -> None:
         while True:
-            with self._mutex:
-                while self._reading and self._table.failure is None:
+            with self._mutex:  # a stream consumer that is behind holds this reader as any other
+                while (self._reading or self._table.backlogged) and self._table.failure is None:
                     self._sleepers += 1
                     try:
                         self._cond.wait()
@@ -721,17 +735,21 @@ class BlockingConnection(OnCallTable[_Completion]):
                     view = memoryview(view)[sent:]
                     continue
                 except (BlockingIOError, ssl.SSLWantWriteError):
-                    ready = self._wait_io(selectors.EVENT_WRITE, until, self._write_poll)
+                    stall = time.monotonic() + calls.WRITE_STALL_LIMIT
+                    ready = self._wait_io(selectors.EVENT_WRITE, min(until, stall), self._write_poll)
                 except ssl.SSLWantReadError:
-                    ready = self._wait_io(selectors.EVENT_READ, until, None)
+                    stall = time.monotonic() + calls.WRITE_STALL_LIMIT
+                    ready = self._wait_io(selectors.EVENT_READ, min(until, stall), None)
                 except OSError as exc:
                     raise self._broken(calls.broken(exc)) from exc
                 if not ready:
+                    if stall < until:
+                        raise self._broken(calls.write_stalled())
                     raise calls.write_timeout()
-        except BaseException:
+        except BaseException as exc:
             if 0 < len(view) < len(data):
                 # Half a frame is on the wire: the connection cannot be used again.
-                self._broken(calls.torn_write())
+                self._broken(calls.torn_write("timed out" if isinstance(exc, DualioError) else "interrupted"))
             raise
 
     def _broken(self, failure: DualioError) -> DualioError:

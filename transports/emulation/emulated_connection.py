@@ -22,23 +22,21 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import math
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from concurrent import futures
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any, Literal, TypeVar
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Literal, TypeVar
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from transports.blocking.connection import BlockingConnection, CallHandle
-from transports.emulation.adapter import run_blocking, trio_default_limiter
+from transports.emulation.adapter import run_blocking
 from transports.emulation.callbacks import AwaitableCallback
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
+from transports.wire.calls import Next
 from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import CallCancelled, DualioError, DualioTimeout, UsageError
+from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,49 +44,32 @@ Strategy = Literal["pool", "thread", "callback"]
 STRATEGIES: tuple[Strategy, ...] = ("pool", "thread", "callback")
 
 
-BRIDGE_ITEMS = 256
-"""Stream items a bridge holds for a slow consumer; the pushing thread then waits,
-so the blocking transport stops reading, as it does for a slow blocking consumer."""
-_LOOK_UP = 0.05  # a waiting pusher checks this often whether the consumer has left
+class _StreamNews:
+    """Tells the loop that a stream has news (an item, its end), from the reader thread:
+    the items themselves stay in the blocking connection's call table, bounded by its
+    ``STREAM_BACKLOG`` as every stream's are, so no thread ever waits for the consumer."""
 
-
-class _StreamBridge:
-    """Stream items pushed from any thread, received on the loop, at most BRIDGE_ITEMS
-    at a time."""
+    __slots__ = ("_event", "_loop", "_told")
 
     def __init__(self, loop: LoopHandle) -> None:
         self._loop = loop
-        self.send: MemoryObjectSendStream[Any]
-        self.receive: MemoryObjectReceiveStream[Any]
-        self.send, self.receive = anyio.create_memory_object_stream[Any](math.inf)
-        self._room = threading.Semaphore(BRIDGE_ITEMS)
-        self.left = threading.Event()  # the consumer is gone: drop items, never wait
-        self.error: BaseException | None = None
-        self.finished = False
+        self._event: anyio.Event | None = None
+        self._told = False  # a wake-up is on its way to the loop
 
-    def item(self, value: Any) -> None:
-        while not self.left.is_set():
-            if self._room.acquire(timeout=_LOOK_UP):
-                self._loop.call_soon_threadsafe(functools.partial(self._put, value))
-                return
+    def tell(self) -> None:
+        if not self._told:
+            self._told = True
+            self._loop.call_soon_threadsafe(self._wake)
 
-    def taken(self) -> None:
-        """The consumer took an item: room for one more."""
-        self._room.release()
+    def _wake(self) -> None:
+        self._told = False
+        if self._event is not None:
+            self._event.set()
 
-    def _put(self, value: Any) -> None:
-        try:
-            self.send.send_nowait(value)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass  # the consumer left
-
-    def callback(self, **kwargs: Any) -> None:
-        self._loop.call_soon_threadsafe(functools.partial(self._end, kwargs.get("error")))
-
-    def _end(self, error: BaseException | None) -> None:
-        self.error = error
-        self.finished = True
-        self.send.close()
+    def arm(self) -> anyio.Event:
+        """A fresh event to wait on; take items after this and before waiting."""
+        event = self._event = anyio.Event()
+        return event
 
 
 class _Handoff:
@@ -136,9 +117,6 @@ class EmulatedConnection:
         self._threads: set[threading.Thread] = set()
         self._threads_lock = threading.Lock()
         self._closed = False
-        self._pool_pumps: set[asyncio.Future[None]] = set()
-        self._executor_pumps: set[Future[None]] = set()
-        self._bridges: set[_StreamBridge] = set()
 
     @classmethod
     async def connect(
@@ -260,102 +238,31 @@ class EmulatedConnection:
     async def stream(
         self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
     ) -> AsyncGenerator[T, None]:
-        bridge = _StreamBridge(self.loop)
-        abandon: Callable[[], None]
+        """A worker (a fresh thread with ``"thread"``) writes the request, as for a call;
+        the connection's reader thread then reads the items, and the loop takes them
+        from the call table: no thread is held for the stream's life, so a call made
+        inside the stream's loop always finds a worker."""
+        news = _StreamNews(self.loop)
         handle = CallHandle()
-        abandon = handle.cancel
-        if self.strategy == "callback":
-            submit = functools.partial(
-                self._conn.submit_stream, op, bridge.item, bridge.callback, handle, timeout, sent
-            )
-            try:
-                with anyio.fail_after(timeout):  # the time queued for a worker counts
-                    await self._worker(submit)
-            except TimeoutError:
-                abandon()
-                raise calls.call_timeout() from None
-            except BaseException:
-                abandon()
-                raise
-        else:
-
-            def pump() -> None:
-                try:
-                    for value in self._conn.stream(op, timeout, handle, sent):
-                        bridge.item(value)
-                except BaseException as exc:
-                    bridge.callback(error=exc)
-                else:
-                    bridge.callback(result=None)
-
-            try:
-                with anyio.fail_after(timeout):  # the time queued for a worker counts
-                    await self._start_pump(pump)
-            except TimeoutError:
-                abandon()
-                raise calls.call_timeout() from None
-        self._bridges.add(bridge)
+        start = functools.partial(self._conn.open_stream, op, news.tell, handle, timeout, sent)
+        call = await self._await(self._run(start), timeout, handle.cancel)
+        conn = self._conn
         try:
-            async for value in self._drain(bridge, timeout):
-                yield value
+            while True:
+                event = news.arm()
+                item = conn.next_item(call)
+                if item is Next.WAIT:
+                    try:
+                        with anyio.fail_after(timeout):
+                            await event.wait()
+                    except TimeoutError:
+                        raise calls.item_timeout(timeout) from None
+                elif item is Next.END:
+                    return
+                else:
+                    yield op.decode_item(item)
         finally:
-            bridge.left.set()
-            self._bridges.discard(bridge)
-            if not bridge.finished:
-                abandon()
-            bridge.receive.close()
-
-    async def _start_pump(self, pump: Callable[[], None]) -> None:
-        """Run a stream's pump beside the consumer, holding a worker as a call would."""
-        if self.strategy == "thread":
-            self._start_thread(pump)
-        elif self.loop.backend == "asyncio":
-            assert isinstance(self.loop.loop, asyncio.AbstractEventLoop)
-            try:
-                future = self.loop.loop.run_in_executor(self._executor, pump)
-            except RuntimeError as exc:
-                raise UsageError(f"the executor has been shut down: {exc}") from exc
-            self._pool_pumps.add(future)
-            future.add_done_callback(self._pool_pumps.discard)
-        elif self._executor is not None:
-            try:
-                submitted = self._executor.submit(pump)
-                self._executor_pumps.add(submitted)
-                submitted.add_done_callback(self._executor_pumps.discard)
-            except RuntimeError as exc:
-                raise UsageError(f"the executor has been shut down: {exc}") from exc
-        else:
-            limiter = self._limiter or trio_default_limiter()
-            borrower = object()
-            await limiter.acquire_on_behalf_of(borrower)
-            release = functools.partial(limiter.release_on_behalf_of, borrower)
-
-            def pump_then_release() -> None:
-                try:
-                    pump()
-                finally:
-                    self.loop.call_soon_threadsafe(release)
-
-            try:
-                self._start_thread(pump_then_release)
-            except BaseException:
-                release()
-                raise
-
-    @staticmethod
-    async def _drain(bridge: _StreamBridge, timeout: float | None) -> AsyncIterator[Any]:
-        while True:
-            try:
-                with anyio.fail_after(timeout):
-                    value = await bridge.receive.receive()
-            except anyio.EndOfStream:
-                if bridge.error is not None:
-                    raise bridge.error from None
-                return
-            except TimeoutError:
-                raise calls.item_timeout(timeout) from None
-            bridge.taken()
-            yield value
+            conn.cancel(call)
 
     # -- closing --------------------------------------------------------------------
 
@@ -376,12 +283,8 @@ class EmulatedConnection:
         if self._closed:
             return
         self._closed = True
-        for bridge in self._bridges:  # a pusher waiting for room must not hold up the join
-            bridge.left.set()
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(self._close_and_join)
-            if self._pool_pumps:
-                await asyncio.gather(*self._pool_pumps, return_exceptions=True)
 
     def _close_and_join(self) -> None:
         self._conn.close()
@@ -389,7 +292,6 @@ class EmulatedConnection:
             threads = list(self._threads)
         for thread in threads:
             thread.join()
-        futures.wait(self._executor_pumps)
         if self._owned_executor is not None:
             self._owned_executor.shutdown(wait=True)
 

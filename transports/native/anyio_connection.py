@@ -35,6 +35,7 @@ from transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
+_WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
 _IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
 Call = CallState[anyio.Event]
 
@@ -50,10 +51,6 @@ def _wake(call: Call) -> None:
 
 class AnyioConnection(Roundtrips[anyio.Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
-
-    write_stall_limit = 10.0
-    """Seconds one write may wait for a peer that does not read, even for a call
-    without a timeout, before the connection is failed (its frame may be cut)."""
 
     def __init__(self, stream: ByteStream, options: ConnectOptions) -> None:
         self._stream = stream
@@ -182,7 +179,10 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         """Put one whole frame on the wire, or fail the connection: never half a frame.
 
         Frames queued by callers that wait for the lock meanwhile go out together
-        with the next send (one system call for many requests).
+        with the next send (one system call for many requests). A send interrupted
+        once it may have begun (a cancel, the call's timeout, a peer that read
+        nothing for ``WRITE_STALL_LIMIT``) may have cut a frame, so it fails the
+        connection: a cancelled caller is never held by a peer that does not read.
         """
         ticket = self._queue(data)
         try:
@@ -200,30 +200,43 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             left = calls.remaining(until)
             if left is not None and left <= 0:
                 raise calls.write_timeout()  # nothing of this batch has left
+            await anyio.lowlevel.checkpoint_if_cancelled()  # nothing has left: the call is released
             batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
             self._outbox.clear()
             upto = self._queued
-            # Shielded, so a cancelled caller never leaves half a frame on the wire; bounded
-            # by the call's deadline, or, for a call without one, by write_stall_limit, so a
-            # peer that stopped reading cannot hold a cancelled caller forever.
-            limit = until if left is not None else time.monotonic() + self.write_stall_limit
-            with anyio.CancelScope(shield=True) as writing:
-                writing.deadline = anyio.current_time() + max(limit - time.monotonic(), 0)
-                await self._stream.send(batch)
-            if writing.cancelled_caught:
-                if left is not None:
-                    self._table.fail(calls.torn_write())
-                    raise calls.write_timeout()
-                failure = self._table.fail(calls.write_stalled(self.write_stall_limit))
-                await anyio.lowlevel.checkpoint_if_cancelled()  # a cancelled caller sees that
-                raise failure
+            await self._send_pieces(batch, until)
             self._sent = upto
         except DualioError:
             raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            raise self._table.fail(calls.broken(exc)) from exc
+            raise await self._teardown(calls.broken(exc)) from exc
         finally:
             self._write_lock.release()
+
+    async def _send_pieces(self, batch: bytes, until: float) -> None:
+        """Send ``batch`` a piece at a time, each within ``WRITE_STALL_LIMIT`` and ``until``."""
+        try:
+            for start in range(0, len(batch), _WRITE_PIECE):
+                stall = time.monotonic() + calls.WRITE_STALL_LIMIT
+                limit = min(until, stall)
+                piece = batch if len(batch) <= _WRITE_PIECE else batch[start:start + _WRITE_PIECE]
+                with anyio.move_on_after(max(limit - time.monotonic(), 0)) as sending:
+                    await self._stream.send(piece)
+                if sending.cancelled_caught:
+                    if stall < until:
+                        raise await self._teardown(calls.write_stalled())
+                    await self._teardown(calls.torn_write("timed out"))
+                    raise calls.write_timeout()
+        except anyio.get_cancelled_exc_class():
+            await self._teardown(calls.torn_write("cancelled"))
+            raise
+
+    async def _teardown(self, failure: DualioError) -> DualioError:
+        """Fail the connection and close its stream; the failure it ended with (the first)."""
+        failure = self._table.fail(failure)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+            await self._stream.aclose()
+        return failure
 
     # -- reading ------------------------------------------------------------------
 
@@ -265,6 +278,8 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                     await self._write(probe, deadline(_CLOSE_GRACE))
                 except DualioError:
                     pass  # the connection has failed: every waiter knows already
+        elif self._table.failure is not None:  # a PING went unanswered
+            await self._teardown(self._table.failure)
 
     async def _read_idle(self, until: float) -> None:
         """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
@@ -287,11 +302,12 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         try:
             data = await self._stream.receive()
         except anyio.EndOfStream:
-            self._table.fail(calls.peer_closed())
+            await self._teardown(calls.peer_closed())
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ssl.SSLError) as exc:
-            self._table.fail(calls.broken(exc))
+            await self._teardown(calls.broken(exc))
         else:
-            self._table.receive(data)
+            if self._table.receive(data) is not None:
+                await self._teardown(self._table.failure)  # type: ignore[arg-type]
 
     # -- closing --------------------------------------------------------------------
 

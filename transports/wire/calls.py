@@ -67,6 +67,10 @@ STREAM_BACKLOG = 256 * 1024
 """Bytes of stream items a connection buffers for one slow consumer before the
 transport should stop reading (each item counts at least ``ITEM_COST``)."""
 ITEM_COST = 64
+WRITE_STALL_LIMIT = 10.0
+"""Seconds a write may make no progress (the peer does not read) before the connection is
+failed, on every transport, whatever the call's own timeout: a call without a timeout
+is not held for ever by a peer that stopped reading."""
 IDLE_CHECK_AFTER = 0.001
 """A connection that heard from the server this recently is not checked before a call
 (a caller calling again at once pays no system call): a server that closed it within
@@ -123,15 +127,17 @@ def write_timeout() -> DualioTimeout:
     return DualioTimeout("timed out writing the request")
 
 
-def torn_write() -> DualioTimeout:
-    """The failure of a connection left with half a frame on the wire."""
-    return DualioTimeout("timed out in the middle of writing a frame")
+def torn_write(why: str = "timed out") -> ConnectionLost:
+    """The failure of a connection left with half a frame on the wire (``why``: what ended
+    the write). The connection cannot carry another frame, but the client can: the next
+    call connects anew, as after any lost connection."""
+    return ConnectionLost(f"{why} in the middle of writing a frame: the connection cannot be used again")
 
 
-def write_stalled(seconds: float) -> ConnectionLost:
-    """The failure of a connection whose write, for a call without a timeout, could not
-    finish within ``seconds``: the peer is not reading (fast enough)."""
-    return ConnectionLost(f"a write could not finish within {seconds:g}s: the server is not reading")
+def write_stalled() -> ConnectionLost:
+    """The failure of a connection whose write made no progress for ``WRITE_STALL_LIMIT``:
+    the peer is not reading."""
+    return ConnectionLost(f"a write made no progress for {WRITE_STALL_LIMIT:g}s: the server is not reading")
 
 
 def peer_closed() -> ConnectionLost:
@@ -507,12 +513,16 @@ class CallTable(Generic[W]):
     def keepalive_due(self) -> bytes:
         """A keepalive PING to send now, or ``b""``.
 
-        A PING goes out when nothing has arrived for ``keepalive`` seconds; when
-        that PING has had no answer for another ``keepalive`` seconds the peer is
+        A PING goes out when a call is in flight (one whose caller gave up
+        included) and nothing has arrived for ``keepalive`` seconds; when that
+        PING has had no answer for another ``keepalive`` seconds the peer is
         taken for dead and the connection fails (``ConnectionLost``). So a dead
         peer is found within two ``keepalive`` intervals of its last word, even
-        by a call without a timeout. Transports ask whenever they wake up, and at
-        least every :meth:`keepalive_wait` seconds while anyone waits.
+        by a call without a timeout. An idle connection is never PINGed, on any
+        transport: it is checked before the next call instead (:attr:`idle`), so
+        whether a transport has a reader while idle changes nothing. Transports
+        ask whenever they wake up, and at least every :meth:`keepalive_wait`
+        seconds while anyone waits.
         """
         if self.keepalive is None or self.closing or self.failure is not None:
             return b""
@@ -526,7 +536,8 @@ class CallTable(Generic[W]):
                     ))
                 return b""
             self._probe = None
-        if now - self.last_heard < self.keepalive or self.protocol.state is not State.OPEN:
+        if (now - self.last_heard < self.keepalive or self.protocol.state is not State.OPEN
+                or not self.live):
             return b""
         probe, data = self.start(CallKind.PING, "keepalive", b"")
         self._probe, self._probe_sent = probe, now
@@ -539,6 +550,8 @@ class CallTable(Generic[W]):
         now = time.monotonic()
         if self._probe is not None and not self._probe.done:
             return max(self._probe_sent + self.keepalive - now, 0.0)
+        if not self.live:
+            return self.keepalive  # idle: nothing to check, look again later
         return max(self.last_heard + self.keepalive - now, 0.0)
 
     def holds_reading(self, state: CallState[W]) -> bool:
@@ -546,16 +559,6 @@ class CallTable(Generic[W]):
         consumer is behind (see STREAM_BACKLOG), and reading would only grow its
         backlog. The caller waits until that consumer catches up, or its own deadline."""
         return bool(self.backlogged) and state not in self.backlogged
-
-    def take_items(self, state: CallState[W]) -> list[bytes]:
-        """Every item a stream has buffered, at once (for consumers that are pushed
-        items rather than pulling them); its backlog is then empty."""
-        items = list(state.items or ())
-        if state.items:
-            state.items.clear()
-        state.backlog = 0
-        self.backlogged.pop(state, None)
-        return items
 
     def next_item(self, state: CallState[W]) -> bytes | Next:
         """:meth:`CallState.next_item`, keeping count of the stream's backlog: once it
