@@ -40,6 +40,22 @@ def test_a_frame_longer_than_a_hello_is_refused_before_the_handshake(length: int
     assert errors.n == 1
 
 
+@pytest.mark.parametrize("handshaken", [False, True], ids=["before-hello", "after-hello"])
+@pytest.mark.parametrize("length", [0, 3, 4])
+def test_a_length_prefix_under_the_header_is_bad_at_once_in_both_phases(length: int, handshaken: bool) -> None:
+    """One decoder rule before and after the handshake: ``00 00 00 03 cc`` is BAD_FRAME at
+    once, never held until the handshake timeout."""
+    server = ServerProtocol()
+    if handshaken:
+        server.receive(ClientProtocol().hello())
+        server.take_output()
+    server.receive(length.to_bytes(4, "big") + b"\xcc")
+    assert server.closing and server.buffered == 0
+    [frame] = FrameDecoder().feed(server.take_output())
+    assert (frame.kind, frame.id) == (FrameKind.ERROR, 0)
+    assert decode_error(frame.payload).code == ErrorCode.BAD_FRAME
+
+
 def test_an_incomplete_hello_holds_at_most_one_hello() -> None:
     server = ServerProtocol(token="secret")
     hello = ClientProtocol(token="t" * 1024).hello()

@@ -145,10 +145,12 @@ class ServerProtocol:
         first += data
         if len(first) < LENGTH_SIZE:
             return b""
-        end = LENGTH_SIZE + int.from_bytes(first[:LENGTH_SIZE], "big")
-        if end > len(first) and end <= LENGTH_SIZE + self.hello_limit:
+        length = int.from_bytes(first[:LENGTH_SIZE], "big")
+        end = LENGTH_SIZE + length
+        if end > len(first) and MIN_FRAME_LENGTH <= length <= self.hello_limit:
             return b""  # an incomplete frame of a valid size: wait (at most ~1 KiB held)
-        # the frame is whole, or its length is invalid and the decoder will say so
+        # the frame is whole, or its length is invalid and the decoder says so at once,
+        # as it does after the handshake
         frame, rest = bytes(first[:end]), bytes(first[end:])
         self._first = bytearray()
         self._receive_frames(frame, events)
