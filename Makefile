@@ -25,7 +25,7 @@ test: $(STAMP)
 	$(BIN)/python tests/unasync.py --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict dualio dualio_sync transports
-	$(BIN)/python -m pytest -n 3 --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -n 4 --dist loadfile -m "not serial"
 	$(BIN)/python -m pytest -m serial
 
 # the instruction gate's baseline for this Python: commit its diff with the change that moved it
