@@ -42,7 +42,9 @@ def test_a_frame_longer_than_a_hello_is_refused_before_the_handshake(length: int
 
 @pytest.mark.parametrize("handshaken", [False, True], ids=["before-hello", "after-hello"])
 @pytest.mark.parametrize("length", [0, 3, 4])
-def test_a_length_prefix_under_the_header_is_bad_at_once_in_both_phases(length: int, handshaken: bool) -> None:
+def test_a_length_prefix_under_the_header_is_bad_at_once_in_both_phases(
+    length: int, handshaken: bool
+) -> None:
     """One decoder rule before and after the handshake: ``00 00 00 03 cc`` is BAD_FRAME at
     once, never held until the handshake timeout."""
     server = ServerProtocol()
