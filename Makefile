@@ -22,7 +22,7 @@ demo: $(STAMP)
 	$(BIN)/dualio demo
 
 test: $(STAMP)
-	$(BIN)/python tests/unasync.py --check
+	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict dualio dualio_sync transports
 	$(BIN)/python -m pytest -n 4 --dist loadfile -m "not serial"
@@ -34,7 +34,7 @@ perf-baseline: $(STAMP)
 
 # the blocking face's service methods, from the async face's (dualio/service_methods.py)
 generate: $(STAMP)
-	$(BIN)/python tests/unasync.py
+	$(BIN)/python -m dualio.devtools.unasync
 
 clean:
 	rm -rf $(VENV)

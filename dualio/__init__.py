@@ -3,6 +3,8 @@
 from dualio.client import AsyncClient
 from transports.emulation.adapter import emulate_async
 from transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from transports.policy.events import CallFinished, CallStarted, ConnectionState
+from transports.policy.retry import RetryPolicy
 from transports.version import VERSION as __version__
 from transports.wire.errors import (
     AuthenticationError,
@@ -22,9 +24,7 @@ from transports.wire.errors import (
     UsageError,
     VersionMismatch,
 )
-from transports.wire.events import CallFinished, CallStarted, ConnectionState
 from transports.wire.methods import ServerStats
-from transports.wire.retry import RetryPolicy
 
 __all__ = [
     "AsyncClient",

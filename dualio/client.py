@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import ssl
 from asyncio import _get_running_loop  # asyncio.events.__all__: None outside a loop, no raise
 from concurrent.futures import Executor
 from types import TracebackType
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 
@@ -16,26 +15,26 @@ from transports.emulation.emulated_connection import EmulatedConnection, Strateg
 from transports.interface import AsyncTransport
 from transports.native.anyio_connection import AnyioConnection
 from transports.native.asyncio_connection import AsyncioConnection
-from transports.running_loop import LoopHandle
-from transports.wire import calls
-from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ConnectError, UsageError
-from transports.wire.events import (
+from transports.policy.connect_options import ConnectOptions
+from transports.policy.events import (
     RequestCallback,
     ResponseCallback,
     StateCallback,
 )
+from transports.policy.lifecycle import Lifecycle
+from transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from transports.policy.timeouts import check_timeout
+from transports.policy.url import FromUrl
+from transports.running_loop import LoopHandle
+from transports.wire import calls
+from transports.wire.errors import ConnectError, UsageError
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.wire.lifecycle import Lifecycle
-from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy
-from transports.wire.timeouts import check_timeout
-from transports.wire.url import parse_url
 
 TransportName = Literal["native", "anyio", "emulated"]
 _TRANSPORTS = ("native", "anyio", "emulated")
 
 
-class AsyncClient(AsyncServiceMethods):
+class AsyncClient(AsyncServiceMethods, FromUrl):
     """An async client of the dualio service, on asyncio or trio.
 
     ``transport="native"`` (default) talks through non-blocking sockets on the
@@ -110,12 +109,6 @@ class AsyncClient(AsyncServiceMethods):
 
     # -- lifetime ---------------------------------------------------------------
 
-    @classmethod
-    def from_url(cls, url: str, **options: Any) -> AsyncClient:
-        """A client for ``dualio://[:token@]host[:port][?timeout=5&tls=1&...]``; keyword
-        arguments override what the URL says (docs/api.md lists the keys)."""
-        return cls(**{**parse_url(url), **options})
-
     async def open(self) -> AsyncClient:
         """Connect and handshake (on the first call instead, with ``lazy=True``).
         ``async with`` does this for you."""
@@ -131,10 +124,7 @@ class AsyncClient(AsyncServiceMethods):
 
     async def _connect(self, until: float) -> AsyncTransport:
         """One attempt, within ``connect_timeout`` and the caller's deadline."""
-        options = self._options
-        left = calls.timeout_left(until)
-        if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
-            options = dataclasses.replace(options, connect_timeout=left)
+        options = self._options.within(until)
         self._life.connecting()
         conn: AsyncTransport
         if self.transport == "emulated":

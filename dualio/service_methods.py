@@ -2,9 +2,9 @@
 retries, hooks, and the error of a stream cut short.
 
 This file is the source of ``dualio_sync/service_methods.py``, which
-``tests/unasync.py`` generates from it (``async``/``await`` removed, async types
+``dualio/devtools/unasync.py`` generates from it (``async``/``await`` removed, async types
 replaced by their blocking twins). Edit this file, then run
-``python tests/unasync.py``; the test command fails when the two drift apart.
+``python -m dualio.devtools.unasync``; the test command fails when the two drift apart.
 A new service method is its encoding in ``transports/wire/methods.py`` plus one
 method here.
 """
@@ -16,10 +16,7 @@ from collections.abc import AsyncIterator
 from typing import TypeVar
 
 from transports.interface import AsyncTransport
-from transports.wire import methods
-from transports.wire.calls import deadline, timeout_left
-from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
-from transports.wire.events import (
+from transports.policy.events import (
     CallFinished,
     CallStarted,
     RequestCallback,
@@ -28,9 +25,12 @@ from transports.wire.events import (
     log,
     notify,
 )
+from transports.policy.retry import RetryPolicy, may_retry
+from transports.policy.timeouts import UNSET, Unset, pick_timeout
+from transports.wire import methods
+from transports.wire.calls import deadline, timeout_left
+from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
 from transports.wire.methods import ServerStats
-from transports.wire.retry import RetryPolicy, may_retry
-from transports.wire.timeouts import UNSET, Unset, pick_timeout
 
 T = TypeVar("T")
 

@@ -1,6 +1,8 @@
 """dualio's blocking face: ``from dualio_sync import Client``."""
 
 from dualio_sync.client import Client
+from transports.policy.events import CallFinished, CallStarted, ConnectionState
+from transports.policy.retry import RetryPolicy
 from transports.version import VERSION as __version__
 from transports.wire.errors import (
     AuthenticationError,
@@ -20,9 +22,7 @@ from transports.wire.errors import (
     UsageError,
     VersionMismatch,
 )
-from transports.wire.events import CallFinished, CallStarted, ConnectionState
 from transports.wire.methods import ServerStats
-from transports.wire.retry import RetryPolicy
 
 __all__ = [
     "AuthenticationError",

@@ -2,30 +2,30 @@
 
 from __future__ import annotations
 
-import dataclasses
 import ssl
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from dualio_sync.service_methods import ServiceMethods
 from transports import forks
-from transports.blocking.connection import BlockingConnection, Connecting
+from transports.blocking.connection import BlockingConnection
+from transports.blocking.dialing import Connecting
 from transports.interface import BlockingTransport
-from transports.wire import calls
-from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import ConnectError, UsageError
-from transports.wire.events import (
+from transports.policy.connect_options import ConnectOptions
+from transports.policy.events import (
     RequestCallback,
     ResponseCallback,
     StateCallback,
 )
+from transports.policy.lifecycle import Lifecycle
+from transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from transports.policy.timeouts import check_timeout
+from transports.policy.url import FromUrl
+from transports.wire import calls
+from transports.wire.errors import ConnectError, UsageError
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
-from transports.wire.lifecycle import Lifecycle
-from transports.wire.retry import DEFAULT_RETRY, RetryPolicy, check_policy
-from transports.wire.timeouts import check_timeout
-from transports.wire.url import parse_url
 
 if TYPE_CHECKING:
     from transports.portal.connection import PortalConnection
@@ -34,7 +34,7 @@ TransportName = Literal["blocking", "portal"]
 _TRANSPORTS = ("blocking", "portal")
 
 
-class Client(ServiceMethods):
+class Client(ServiceMethods, FromUrl):
     """A blocking client of the dualio service over one connection.
 
     Share one ``Client`` between threads freely: calls from different threads
@@ -102,12 +102,6 @@ class Client(ServiceMethods):
         if not lazy:
             self._conn = self._connect(calls.deadline(self._options.connect_timeout))
             self._life.connected()
-
-    @classmethod
-    def from_url(cls, url: str, **options: Any) -> Client:
-        """A client for ``dualio://[:token@]host[:port][?timeout=5&tls=1&...]``; keyword
-        arguments override what the URL says (docs/api.md lists the keys)."""
-        return cls(**{**parse_url(url), **options})
 
     # -- lifetime ---------------------------------------------------------------
 
@@ -219,10 +213,7 @@ class Client(ServiceMethods):
         self, until: float, connecting: Connecting | None = None
     ) -> BlockingConnection | PortalConnection:
         """One attempt, within ``connect_timeout`` and the caller's deadline."""
-        options = self._options
-        left = calls.timeout_left(until)
-        if left is not None and (options.connect_timeout is None or left < options.connect_timeout):
-            options = dataclasses.replace(options, connect_timeout=left)
+        options = self._options.within(until)
         self._life.connecting()
         conn: BlockingConnection | PortalConnection
         if self.transport == "portal":

@@ -1,7 +1,7 @@
 """The service methods of the blocking face.
 
-GENERATED from dualio/service_methods.py by tests/unasync.py: do not edit.
-Edit the source, then run ``python tests/unasync.py``.
+GENERATED from dualio/service_methods.py by dualio/devtools/unasync.py: do not edit.
+Edit the source, then run ``python -m dualio.devtools.unasync``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,7 @@ from collections.abc import Iterator
 from typing import TypeVar
 
 from transports.interface import BlockingTransport
-from transports.wire import methods
-from transports.wire.calls import deadline, timeout_left
-from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
-from transports.wire.events import (
+from transports.policy.events import (
     CallFinished,
     CallStarted,
     RequestCallback,
@@ -23,9 +20,12 @@ from transports.wire.events import (
     log,
     notify,
 )
+from transports.policy.retry import RetryPolicy, may_retry
+from transports.policy.timeouts import UNSET, Unset, pick_timeout
+from transports.wire import methods
+from transports.wire.calls import deadline, timeout_left
+from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
 from transports.wire.methods import ServerStats
-from transports.wire.retry import RetryPolicy, may_retry
-from transports.wire.timeouts import UNSET, Unset, pick_timeout
 
 T = TypeVar("T")
 

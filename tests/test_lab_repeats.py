@@ -273,7 +273,7 @@ def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
 
 def test_a_connect_timeout_is_a_limit_also_once_retried() -> None:
     from dualio import ConnectTimeout, DualioTimeout
-    from dualio.lab.limits import is_limit
+    from dualio.lab.machine_limits import is_limit
     from transports.wire.errors import RetriesExhausted
 
     timeout = ConnectTimeout("the server did not answer the handshake in time")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import unasync
+from dualio.devtools import unasync
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,6 +25,17 @@ def test_the_wire_imports_no_transport() -> None:
         "import sys, transports.wire.calls, transports.wire.methods, transports.interface; "
         "print(sorted(m for m in sys.modules if m.startswith('transports.') and "
         "not m.startswith('transports.wire') and m != 'transports.interface'))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_client_policy_imports_only_the_wire() -> None:
+    probe = (
+        "import sys, transports.policy.lifecycle, transports.policy.url, transports.policy.connect_options, "
+        "transports.policy.timeouts; "
+        "print(sorted(m for m in sys.modules if m.startswith('transports.') and "
+        "not m.startswith(('transports.wire', 'transports.policy'))))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"

@@ -1,4 +1,4 @@
-"""The client lifecycle state machine (transports/wire/lifecycle.py), in memory."""
+"""The client lifecycle state machine (transports/policy/lifecycle.py), in memory."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 import pytest
 
+from transports.policy.events import ConnectionState
+from transports.policy.lifecycle import Lifecycle
+from transports.policy.retry import RetryPolicy
 from transports.wire.errors import (
     AuthenticationError,
     ClosedError,
@@ -14,9 +17,6 @@ from transports.wire.errors import (
     DualioError,
     ProtocolError,
 )
-from transports.wire.events import ConnectionState
-from transports.wire.lifecycle import Lifecycle
-from transports.wire.retry import RetryPolicy
 
 RETRY = RetryPolicy()
 S = ConnectionState

@@ -23,9 +23,9 @@ from dualio_sync import Client, ClosedError, ConnectError, DualioTimeout, UsageE
 from tests.conftest import ServerProcess, start_server
 from tests.test_fork import OK, RAISED, ParentCalls, calls_own_answers, fork_child, reap
 from transports.blocking.connection import BlockingConnection
+from transports.policy.connect_options import ConnectOptions
 from transports.portal.connection import PortalConnection
 from transports.wire import methods
-from transports.wire.connect_options import ConnectOptions
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from transports.policy.retry import RetryPolicy, may_retry
 from transports.wire.errors import (
     AuthenticationError,
     ClosedError,
@@ -20,7 +21,6 @@ from transports.wire.errors import (
     RetriesExhausted,
     VersionMismatch,
 )
-from transports.wire.retry import RetryPolicy, may_retry
 
 
 def test_delays_grow_exponentially_with_jitter_up_to_the_cap() -> None:

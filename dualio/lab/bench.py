@@ -267,7 +267,7 @@ class FreshStats:
 
 
 @dataclass
-class Series:
+class CellRounds:
     """One cell of the tables and the rounds measured for it so far."""
 
     cell: Cell
@@ -282,7 +282,7 @@ class Unit:
     """What one round runs once: a job (one cell) or a model (its two cells)."""
 
     label: str
-    series: list[Series]
+    series: list[CellRounds]
     measure: Callable[[], list[Cell]]
     repeats: int
 
@@ -426,16 +426,16 @@ def _check_words(cell: Cell, op: WordCount) -> None:
 
 
 def _units(lab: Lab, scenarios: Sequence[str], modes: list[Mode], rounds: Rounds,
-           server_models: list[str]) -> tuple[list[Series], list[Unit], list[tuple[Mode, str]]]:
+           server_models: list[str]) -> tuple[list[CellRounds], list[Unit], list[tuple[Mode, str]]]:
     """Every cell in table order, what each round runs, and the (mode, server) pairs to warm up."""
     plan = lab.plan
     jobs = [job for name in SCENARIOS if name in _BUILDERS and name in scenarios
             for job in _BUILDERS[name](plan, modes, server_models)]
-    series: list[Series] = []
+    series: list[CellRounds] = []
     units: list[Unit] = []
     warm: dict[tuple[str, str], tuple[Mode, str]] = {}
     for job in jobs:
-        mine = Series(job.cell)
+        mine = CellRounds(job.cell)
         series.append(mine)
         missing = job.mode.missing()
         if missing and not job.cell.skipped:
@@ -458,7 +458,7 @@ def _units(lab: Lab, scenarios: Sequence[str], modes: list[Mode], rounds: Rounds
                                                   plan.models_delay)
             for t in templates:
                 t.note = model_runs.NOTES.get(model, "")
-            pair = [Series(t) for t in templates]
+            pair = [CellRounds(t) for t in templates]
             series += pair
             reason = model_runs.missing(model)
             if reason:
@@ -469,7 +469,7 @@ def _units(lab: Lab, scenarios: Sequence[str], modes: list[Mode], rounds: Rounds
     return series, units, list(warm.values())
 
 
-def _job_unit(lab: Lab, job: Job, mine: Series, repeats: int) -> Unit:
+def _job_unit(lab: Lab, job: Job, mine: CellRounds, repeats: int) -> Unit:
     def measure() -> list[Cell]:
         return [lab.job_round(job)]
 
@@ -477,7 +477,7 @@ def _job_unit(lab: Lab, job: Job, mine: Series, repeats: int) -> Unit:
     return Unit(label, [mine], measure, repeats)
 
 
-def _model_unit(lab: Lab, model: str, templates: tuple[Cell, Cell], server: str, pair: list[Series],
+def _model_unit(lab: Lab, model: str, templates: tuple[Cell, Cell], server: str, pair: list[CellRounds],
                 repeats: int) -> Unit:
     def measure() -> list[Cell]:
         return lab.model_round(model, templates, server)
@@ -540,7 +540,7 @@ class Interrupts:
 
 def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], plan: Plan,
              rounds: Rounds, slowdown: float, meta: dict[str, Any], interrupts: Interrupts,
-             series: list[Series]) -> None:
+             series: list[CellRounds]) -> None:
     """Start the servers, warm up, run the rounds; ``series`` fills as rounds finish."""
     wanted = set(args.server_setups)
     used: set[str] = set()
@@ -641,7 +641,7 @@ def run(args: argparse.Namespace) -> int:
     _header(rounds, slowdown)
     interrupts = Interrupts()
     interrupts.catch()
-    series: list[Series] = []
+    series: list[CellRounds] = []
     started = time.perf_counter()
     stopped_by = 0
     try:
@@ -660,7 +660,7 @@ def run(args: argparse.Namespace) -> int:
         interrupts.restore()
 
 
-def _finish(out: Path, series: Sequence[Series], scenarios: Sequence[str], rounds: Rounds,
+def _finish(out: Path, series: Sequence[CellRounds], scenarios: Sequence[str], rounds: Rounds,
             meta: dict[str, Any], started: float, stopped_by: int, interrupts: Interrupts) -> int:
     cells = [s.result() for s in series if s.cell.skipped or s.rounds]
     goals = evaluate(cells)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from dualio.lab.limits import explain, is_limit
+from dualio.lab.machine_limits import explain, is_limit
 from transports.running_loop import LoopHandle
 
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from transports.blocking.connection import BlockingConnection
 from transports.native.asyncio_connection import AsyncioConnection
+from transports.policy.connect_options import ConnectOptions
 from transports.wire.calls import deadline
 from transports.wire.client_protocol import WELCOME
-from transports.wire.connect_options import ConnectOptions
 from transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,

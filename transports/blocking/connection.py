@@ -28,11 +28,12 @@ from collections.abc import Callable, Generator
 from threading import get_ident
 from typing import Any, TypeVar
 
+from transports.blocking.dialing import Connecting, open_socket
 from transports.pending_input import PendingInput
+from transports.policy.connect_options import ConnectOptions
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable, deadline, remaining
-from transports.wire.connect_options import ConnectOptions
-from transports.wire.errors import CallCancelled, ClosedError, DualioError, DualioTimeout
+from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")
 Callback = Callable[..., None]
@@ -55,7 +56,7 @@ class _Completion:
         self.finished = False
 
 
-Call = CallState[_Completion]
+LiveCall = CallState[_Completion]
 
 
 class CallHandle:
@@ -70,14 +71,14 @@ class CallHandle:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._conn: BlockingConnection | None = None
-        self._call: Call | None = None
+        self._call: LiveCall | None = None
         self._cancelled = False
 
     @property
     def cancelled(self) -> bool:
         return self._cancelled
 
-    def bind(self, conn: BlockingConnection, call: Call) -> bool:
+    def bind(self, conn: BlockingConnection, call: LiveCall) -> bool:
         conn.enable_prompt_cancel()
         with self._lock:
             if self._cancelled:
@@ -99,92 +100,6 @@ class CallHandle:
             conn.cancel(call)
 
 
-class Connecting:
-    """A connect in progress that another thread may stop (``Client.close()``).
-
-    Stopping shuts the attempt's socket down, which wakes the connecting thread at
-    once in every phase (TCP connect, TLS handshake, HELLO/WELCOME); the attempt then
-    fails with ClosedError. A blocking call cannot be interrupted otherwise.
-    """
-
-    __slots__ = ("_lock", "_sock", "stopped")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._sock: socket.socket | None = None
-        self.stopped = False
-
-    def watch(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._sock = sock
-            stopped = self.stopped
-        if stopped:
-            _shutdown(sock)
-
-    def stop(self) -> None:
-        with self._lock:
-            self.stopped = True
-            sock = self._sock
-        if sock is not None:
-            _shutdown(sock)
-
-    def check(self) -> None:
-        if self.stopped:
-            raise ClosedError("the client was closed while it connected")
-
-
-def _shutdown(sock: socket.socket) -> None:
-    try:
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the descriptor's, past any TLS layer
-    except OSError:
-        pass
-
-
-def _open_socket(options: ConnectOptions, until: float, attempt: Connecting) -> socket.socket:
-    """A connected TCP (and TLS) socket, like ``socket.create_connection`` but stoppable
-    through ``attempt``."""
-    errors: list[OSError] = []
-    for family, kind, proto, _, address in socket.getaddrinfo(
-        options.host, options.port, 0, socket.SOCK_STREAM
-    ):
-        left = remaining(until)
-        if left is not None and left <= 0:
-            raise TimeoutError
-        sock = socket.socket(family, kind, proto)
-        try:
-            attempt.watch(sock)
-            sock.settimeout(left)
-            sock.connect(address)
-            attempt.check()
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-            if options.tls is None:
-                return sock
-            left = remaining(until)
-            if left is not None and left <= 0:
-                raise TimeoutError
-            sock.settimeout(left)
-            tls = options.tls.wrap_socket(
-                sock, server_hostname=options.tls_hostname, do_handshake_on_connect=False
-            )
-        except BaseException as exc:
-            sock.close()
-            attempt.check()
-            if not isinstance(exc, OSError) or isinstance(exc, TimeoutError):
-                raise
-            errors.append(exc)
-            continue
-        try:
-            attempt.watch(tls)
-            tls.do_handshake()
-            attempt.check()
-        except BaseException:
-            tls.close()
-            raise
-        return tls
-    raise errors[0] if errors else OSError(f"no address found for {options.host}")
-
-
 class BlockingConnection(OnCallTable[_Completion]):
     """A connected, handshaken client connection. Thread-safe."""
 
@@ -197,7 +112,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         )
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
         self._cond = threading.Condition(self._mutex)  # the callback reader thread waits on it
-        self._sleeping: dict[Call, threading.Condition] = {}  # threads asleep in _wait, by call
+        self._sleeping: dict[LiveCall, threading.Condition] = {}  # threads asleep in _wait, by call
         self._own_cond = threading.local()  # each thread's condition (on _mutex) to sleep on
         self._write_lock = threading.Lock()
         self._tls = isinstance(sock, ssl.SSLSocket)
@@ -221,7 +136,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         until = deadline(options.connect_timeout)
         attempt = attempt or Connecting()
         try:
-            sock = _open_socket(options, until, attempt)
+            sock = open_socket(options, until, attempt)
         except OSError as exc:
             raise calls.connect_failed(options.host, options.port, exc) from exc
         conn = cls(sock, options)
@@ -307,7 +222,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     def submit(
         self, op: methods.Call[Any], callback: Callback, handle: CallHandle | None = None,
         timeout: float | None = None, sent: list[int] | None = None,
-    ) -> Call:
+    ) -> LiveCall:
         """Send a request (within ``timeout``); ``callback`` is called from the reader
         thread when it completes.
 
@@ -334,7 +249,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     def open_stream(
         self, op: methods.StreamCall[Any], on_news: Callable[[], None], handle: CallHandle | None = None,
         timeout: float | None = None, sent: list[int] | None = None,
-    ) -> Call:
+    ) -> LiveCall:
         """Send a stream's request (within ``timeout``) for a consumer that is not a thread
         waiting here (an event loop). Its items stay in the call table, bounded by
         ``STREAM_BACKLOG`` as every stream's are, and are taken with :meth:`next_item`;
@@ -349,7 +264,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._ensure_reader()
         return call
 
-    def next_item(self, call: Call) -> bytes | Next:
+    def next_item(self, call: LiveCall) -> bytes | Next:
         """A stream's next raw item, from any thread, as :meth:`CallTable.next_item` says it
         (``Next.WAIT``: wait for ``on_news``). Taking items lets the reader read again
         once the stream's backlog is back under half of ``STREAM_BACKLOG``."""
@@ -360,7 +275,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 self._wake_all()
         return item
 
-    def cancel(self, call: Call) -> None:
+    def cancel(self, call: LiveCall) -> None:
         """Stop waiting for ``call``: whoever waits gets CallCancelled, its late answer
         is dropped, and the server is told."""
         with self._mutex:
@@ -379,7 +294,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         self, kind: CallKind, method: str, args: bytes, until: float,
         handle: CallHandle | None = None, completion: _Completion | None = None,
         sent: list[int] | None = None,
-    ) -> Call:
+    ) -> LiveCall:
         """Register a call and send its request. A handle is bound once the request is
         written, so a CANCEL can never overtake it."""
         if handle is not None and handle.cancelled:
@@ -402,7 +317,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             raise CallCancelled("the call was cancelled while its request was written")
         return call
 
-    def _await(self, call: Call, until: float) -> None:
+    def _await(self, call: LiveCall, until: float) -> None:
         """Wait for ``call``'s answer; a wait that fails (a timeout, an interrupt) gives
         the call up."""
         try:
@@ -414,7 +329,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     # -- waiting and reading -----------------------------------------------
 
-    def _wake(self, call: Call) -> None:
+    def _wake(self, call: LiveCall) -> None:
         """The table's wake: wake the thread asleep on ``call``, or queue a callback-style
         call's callbacks. Holds _mutex."""
         sleeper = self._sleeping.get(call)
@@ -439,7 +354,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         ready, self._ready = self._ready, []
         return ready
 
-    def _wait(self, call: Call, until: float, want_item: bool) -> None:
+    def _wait(self, call: LiveCall, until: float, want_item: bool) -> None:
         """Return once ``call`` is done (or has an item); read while nobody else does.
 
         A thread that takes the reader role keeps it until its own call is done (or a
@@ -483,7 +398,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                         self._reading = 0
                         self._pass_reader_role()
 
-    def _lone_read(self, call: Call | None, until: float) -> bool:
+    def _lone_read(self, call: LiveCall | None, until: float) -> bool:
         """The common case, a caller alone on the connection: if the reader role is free,
         take it, read once (until ``until`` at most) and route what came, which gives the
         role back. True if that ended ``call``; else the caller waits as :meth:`_wait` does."""
@@ -581,7 +496,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         sync use never pays for the extra wake-ups."""
         self._poll_slice = _PROMPT_CANCEL_SLICE
 
-    def _sleep(self, call: Call, left: float | None) -> None:
+    def _sleep(self, call: LiveCall, left: float | None) -> None:
         """Sleep until ``call`` has news (:meth:`_wake`), the reader role is passed to this
         thread, or ``left`` seconds pass. Holds _mutex (released while asleep)."""
         cond = self._own_cond.__dict__.get("cond")

@@ -32,10 +32,10 @@ import anyio
 from transports.blocking.connection import BlockingConnection, CallHandle
 from transports.emulation.adapter import run_blocking
 from transports.emulation.callbacks import AwaitableCallback
+from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import Next
-from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")

@@ -27,24 +27,24 @@ from anyio.abc import ByteStream, SocketAttribute
 
 from transports.native.roundtrips import Roundtrips
 from transports.pending_input import PendingInput
+from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
-from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
 _IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
-Call = CallState[anyio.Event]
+LiveCall = CallState[anyio.Event]
 
 
 def _nothing_pending() -> bool:
     return False  # a stream without a socket of its own to ask
 
 
-def _wake(call: Call) -> None:
+def _wake(call: LiveCall) -> None:
     if call.waiter is not None:
         call.waiter.set()
 
@@ -63,7 +63,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         self._queued = 0  # frames ever queued ...
         self._sent = 0  # ... and how many of them are on the wire
         self._reading = False
-        self._waiters: dict[Call, None] = {}  # ordered: the next reader is the first
+        self._waiters: dict[LiveCall, None] = {}  # ordered: the next reader is the first
         self._raw: socket.socket | None = stream.extra(SocketAttribute.raw_socket, None)
         self._pending_input: Callable[[], bool] = (
             _nothing_pending if self._raw is None else PendingInput(self._raw)
@@ -132,7 +132,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     async def _roundtrip(
         self, kind: CallKind, method: str, args: bytes, timeout: float | None, sent: list[int] | None
-    ) -> Call:
+    ) -> LiveCall:
         until = deadline(timeout)
         call = await self._send_request(kind, method, args, until, sent)
         try:
@@ -144,7 +144,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     async def _send_request(
         self, kind: CallKind, method: str, args: bytes, until: float, sent: list[int] | None
-    ) -> Call:
+    ) -> LiveCall:
         if not self._reading and self._table.idle and self._pending_input():
             await self._read_idle(until)
         call, data = self._table.start(kind, method, args)  # a silent connection is PINGed by _wait
@@ -160,7 +160,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             sent.append(call.id)
         return call
 
-    async def _give_up(self, call: Call) -> None:
+    async def _give_up(self, call: LiveCall) -> None:
         data = self._table.give_up(call)
         if data:
             with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
@@ -240,7 +240,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     # -- reading ------------------------------------------------------------------
 
-    async def _wait(self, call: Call, until: float, want_item: bool) -> None:
+    async def _wait(self, call: LiveCall, until: float, want_item: bool) -> None:
         """Return when ``call`` is done (or has an item); read while nobody else does."""
         left = calls.remaining(until)
         try:

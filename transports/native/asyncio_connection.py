@@ -20,10 +20,10 @@ from collections.abc import AsyncGenerator
 from operator import methodcaller
 from typing import TypeVar, cast
 
+from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable
-from transports.wire.connect_options import ConnectOptions
 from transports.wire.deadlines import Deadlines
 from transports.wire.errors import DualioError
 
@@ -33,7 +33,7 @@ _BATCH_FRAMES = 256
 """Frames queued in one loop iteration go out together, this many at a time: a long batch
 would hold the first requests back until the last is made (fan-out)."""
 _KEEPALIVE_SLACK = 0.001  # a check a little late finds the silence long enough
-Call = CallState["asyncio.Future[None]"]
+LiveCall = CallState["asyncio.Future[None]"]
 _ended = methodcaller("done")
 _UNARY, _PING_KIND = CallKind.UNARY, CallKind.PING
 
@@ -42,11 +42,11 @@ def _pong(payload: bytes) -> None:
     return None
 
 
-_PING = methods.Call("ping", b"", _pong)
+_PING_OP = methods.Call("ping", b"", _pong)
 """``call`` sends this one as a PING."""
 
 
-def _wake(call: Call) -> None:
+def _wake(call: LiveCall) -> None:
     waiter = call.waiter
     if waiter is not None and not waiter.done():
         waiter.set_result(None)
@@ -242,12 +242,12 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             when = self._clock() + timeout
             if self._deadlines.add(when, future):
                 self._arm(when)
-        call: Call | None = None
+        call: LiveCall | None = None
         try:
             if self._paused:  # backpressure: wait for the socket to drain, within the timeout
-                await self._drain(future)
+                await self._wait_drained(future)
             call, data = self._table.start(
-                _PING_KIND if op is _PING else _UNARY, op.method, op.args
+                _PING_KIND if op is _PING_OP else _UNARY, op.method, op.args
             )
             call.waiter = future
             self._write(data)
@@ -268,10 +268,10 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
 
     async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        await self.call(_PING, timeout, sent)
+        await self.call(_PING_OP, timeout, sent)
         return time.perf_counter() - started
 
-    async def _drain(self, future: asyncio.Future[None]) -> None:
+    async def _wait_drained(self, future: asyncio.Future[None]) -> None:
         """Return when writing may resume; raises what ends ``future`` first (its timeout)."""
         while self._paused and not future.done() and not self._table.closed:
             if self._drained is None or self._drained.done():
@@ -280,7 +280,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         if future.done():
             future.result()
 
-    def _give_up(self, call: Call) -> None:
+    def _give_up(self, call: LiveCall) -> None:
         cancel = self._table.give_up(call)
         if cancel:
             self._write(cancel)
@@ -294,7 +294,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             if timeout is not None:
                 self._expire_at(loop.time() + timeout, ready, timeout)
             try:
-                await self._drain(ready)
+                await self._wait_drained(ready)
             finally:
                 ready.cancel()  # ended: its deadline is dropped
         call, data = self._table.start(CallKind.STREAM, op.method, op.args)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ssl
 from dataclasses import dataclass
 
+from transports.policy.timeouts import check_timeout
+from transports.wire.calls import timeout_left
 from transports.wire.client_protocol import MAX_TOKEN_BYTES
 from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
-from transports.wire.timeouts import check_timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,14 @@ class ConnectOptions:
             raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
         validate_max_frame_size(self.max_frame_size)
         object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
+
+    def within(self, until: float) -> ConnectOptions:
+        """These options for one attempt that must end by ``until`` (a call's deadline):
+        ``connect_timeout`` cut to what is left; the call's timeout error when nothing is."""
+        left = timeout_left(until)
+        if left is not None and (self.connect_timeout is None or left < self.connect_timeout):
+            return dataclasses.replace(self, connect_timeout=left)
+        return self
 
     @property
     def tls_hostname(self) -> str:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from transports.policy.events import ConnectionState, StateCallback, StateReporter
+from transports.policy.retry import RetryPolicy, may_reconnect
 from transports.wire.errors import ClosedError, ConnectError, DualioError
-from transports.wire.events import ConnectionState, StateCallback, StateReporter
-from transports.wire.retry import RetryPolicy, may_reconnect
 
 
 class Connection(Protocol):

@@ -18,8 +18,8 @@ import random
 import time
 from dataclasses import dataclass
 
+from transports.policy.timeouts import check_timeout
 from transports.wire.errors import ConnectionLost, DualioError, RetriesExhausted
-from transports.wire.timeouts import check_timeout
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Final
 
+from transports.wire.errors import short
+
 
 class Unset(Enum):
     """Type of :data:`UNSET`: "use the client's default timeout"."""
@@ -31,12 +33,6 @@ def check_timeout(name: str, value: float | None) -> float | None:
             f"{name} must be in (0, {MAX_TIMEOUT:g}] seconds, or None to wait forever; got {short(value)}"
         )
     return float(value)
-
-
-def short(value: float) -> str:
-    """``repr(value)``, unless it is an int too long to read."""
-    text = repr(value)
-    return text if len(text) <= 24 else f"an int of {len(text)} digits"
 
 
 def pick_timeout(value: float | Unset | None, default: float | None) -> float | None:

@@ -13,7 +13,7 @@ password position (``dualio://:s3cret@host``) so it is not shown as a user name.
 from __future__ import annotations
 
 import ssl
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 DEFAULT_PORT = 7878
@@ -67,3 +67,13 @@ def _number(key: str, value: str) -> float:
         return float(value)
     except ValueError:
         raise ValueError(f"{key} must be a number, got {value!r}") from None
+
+
+class FromUrl:
+    """``from_url``, the same on both faces."""
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> Self:
+        """A client for ``dualio://[:token@]host[:port][?timeout=5&tls=1&...]``; keyword
+        arguments override what the URL says (docs/api.md lists the keys)."""
+        return cls(**{**parse_url(url), **options})

@@ -29,11 +29,11 @@ from concurrent import futures
 from typing import NoReturn, TypeVar
 
 from transports import forks
-from transports.blocking.connection import Connecting
+from transports.blocking.dialing import Connecting
 from transports.native.asyncio_connection import AsyncioConnection
+from transports.policy.connect_options import ConnectOptions
 from transports.portal.loop_thread import LoopThread
 from transports.wire import calls, methods
-from transports.wire.connect_options import ConnectOptions
 from transports.wire.errors import DualioError, UsageError
 
 T = TypeVar("T")

@@ -156,3 +156,9 @@ def _code_name(code: int) -> str:
         return ErrorCode(code).name
     except ValueError:
         return f"code {code}"
+
+
+def short(value: float) -> str:
+    """``repr(value)``, unless it is an int too long to read."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"an int of {len(text)} digits"

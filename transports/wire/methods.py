@@ -13,8 +13,7 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from transports.wire.blob import blob_bytes
-from transports.wire.errors import ProtocolError
-from transports.wire.timeouts import short
+from transports.wire.errors import ProtocolError, short
 
 T = TypeVar("T")
 

@@ -1,8 +1,8 @@
 """Generate the blocking face's service methods from the async face's.
 
-    python tests/unasync.py          # rewrite the generated files
-    python tests/unasync.py --check  # exit 1 if a generated file differs from its
-                                     # source, or a substitution matched nothing
+    python -m dualio.devtools.unasync          # rewrite the generated files
+    python -m dualio.devtools.unasync --check  # exit 1 if a generated file differs from
+                                               # its source, or a substitution matched nothing
 
 The substitutions are whole words, applied in order. One that no longer matches
 anything is an error too: it means the source changed shape and the rules
@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SUBSTITUTIONS: list[tuple[str, str]] = [
     (r"\bawait (\w+)\.aclose\(\)", r"\1.close()"),
@@ -34,8 +34,8 @@ FILES: dict[str, tuple[str, str]] = {
     "dualio/service_methods.py": (
         "dualio_sync/service_methods.py",
         '"""The service methods of the blocking face.\n\n'
-        "GENERATED from dualio/service_methods.py by tests/unasync.py: do not edit.\n"
-        'Edit the source, then run ``python tests/unasync.py``.\n"""\n',
+        "GENERATED from dualio/service_methods.py by dualio/devtools/unasync.py: do not edit.\n"
+        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
     ),
 }
 
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             sys.stderr.write("".join(diff))
             print(f"{target_name} differs from what {source_name} generates: "
-                  "edit the source and run python tests/unasync.py", file=sys.stderr)
+                  "edit the source and run python -m dualio.devtools.unasync", file=sys.stderr)
             failed = True
         else:
             target.write_text(generated)

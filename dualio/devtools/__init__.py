@@ -1,0 +1,1 @@
+"""Tools that build parts of the repository (not imported at run time; not in the wheel)."""
