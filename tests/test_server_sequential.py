@@ -131,8 +131,8 @@ def test_a_second_client_waits_in_the_backlog_until_the_first_leaves(
             time.sleep(0.5)
             assert answered == []  # still waiting: the server serves the first client only
             assert first.echo(b"still first") == b"still first"
+            left_at = time.monotonic()  # leaving begins: the answer may come before close() returns
             first.close()
-            left_at = time.monotonic()
             reader.join(10)
             assert answered, "the waiting client was never served"
             assert connected_at < left_at <= answered[0] < left_at + 5
