@@ -59,6 +59,40 @@ class _Completion:
 LiveCall = CallState[_Completion]
 
 
+class _Sleeper:
+    """A thread's condition on the connection's mutex, knowing whether the mutex was taken
+    back after a wait. An interrupt (a ``gevent.Timeout``, an exception from a signal
+    handler) can land while the mutex is being taken back; the sleeping caller's ``with``
+    block must still hold it on the way out, or it would release what it does not hold."""
+
+    __slots__ = ("_lock", "cond", "holds")
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self._lock = lock
+        self.holds = True
+        self.cond = threading.Condition(self)  # type: ignore[arg-type]  # a lock by its methods
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        return self._lock.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def _release_save(self) -> None:
+        self.holds = False
+        self._lock.release()
+
+    def _acquire_restore(self, state: None) -> None:
+        self._lock.acquire()
+        self.holds = True
+
+    def take_back(self) -> None:
+        """After an interrupted wait: hold the mutex again, if the interrupt came first."""
+        if not self.holds:
+            self._lock.acquire()
+            self.holds = True
+
+
 class CallHandle:
     """Lets another thread abandon a blocking call, e.g. when its awaiter is cancelled.
 
@@ -113,7 +147,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
         self._cond = threading.Condition(self._mutex)  # the callback reader thread waits on it
         self._sleeping: dict[LiveCall, threading.Condition] = {}  # threads asleep in _wait, by call
-        self._own_cond = threading.local()  # each thread's condition (on _mutex) to sleep on
+        self._own_cond = threading.local()  # each thread's _Sleeper (a condition on _mutex)
         self._write_lock = threading.Lock()
         self._tls = isinstance(sock, ssl.SSLSocket)
         self._io_lock = threading.Lock()  # OpenSSL objects must not read and write at once
@@ -462,7 +496,15 @@ class BlockingConnection(OnCallTable[_Completion]):
                     failure = calls.peer_closed()
             except OSError as exc:
                 failure = calls.broken(exc)
-            with self._mutex:
+            interrupt: BaseException | None = None
+            try:
+                self._mutex.acquire()
+            except BaseException as exc:
+                # Interrupted while waiting for the mutex (a gevent.Timeout): the bytes read
+                # are the connection's, not this caller's; route them, then raise.
+                interrupt = exc
+                self._mutex.acquire()
+            try:
                 if failure is not None:
                     self._table.fail(failure)
                 elif data:
@@ -477,9 +519,13 @@ class BlockingConnection(OnCallTable[_Completion]):
                     released = True
                     if self._sleeping or self._sleepers:
                         self._pass_reader_role()
+            finally:
+                self._mutex.release()
             if ready:
                 # Still holding the reader role, so callbacks run one at a time, in frame order.
                 _run_all(ready)
+            if interrupt is not None:
+                raise interrupt
             return failure is None
         finally:
             if data and not routed:  # bytes read but never routed: the stream is lost
@@ -499,12 +545,15 @@ class BlockingConnection(OnCallTable[_Completion]):
     def _sleep(self, call: LiveCall, left: float | None) -> None:
         """Sleep until ``call`` has news (:meth:`_wake`), the reader role is passed to this
         thread, or ``left`` seconds pass. Holds _mutex (released while asleep)."""
-        cond = self._own_cond.__dict__.get("cond")
-        if cond is None:
-            cond = self._own_cond.cond = threading.Condition(self._mutex)
-        self._sleeping[call] = cond
+        sleeper = self._own_cond.__dict__.get("sleeper")
+        if sleeper is None:
+            sleeper = self._own_cond.sleeper = _Sleeper(self._mutex)
+        self._sleeping[call] = sleeper.cond
         try:
-            cond.wait(left)
+            sleeper.cond.wait(left)
+        except BaseException:
+            sleeper.take_back()
+            raise
         finally:
             del self._sleeping[call]
 
