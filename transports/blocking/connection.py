@@ -34,6 +34,7 @@ from transports.policy.connect_options import ConnectOptions
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable, deadline, remaining
 from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
+from transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
 Callback = Callable[..., None]
@@ -684,36 +685,55 @@ class BlockingConnection(OnCallTable[_Completion]):
             pass  # the connection is failed already; a CANCEL is only advice
 
     def _write_locked(self, data: bytes, until: float) -> None:
-        """Write ``data`` whole under the write lock; on a stall mid-frame, fail the connection."""
-        view: bytes | memoryview = data
+        """Write ``data`` whole under the write lock, by the rules of :class:`FrameWrite`.
+        Most writes fit in the socket at once and never make one."""
         try:
-            while view:
+            if self._tls:
+                with self._io_lock:
+                    sent = self._sock.send(data)
+            else:
+                sent = self._sock.send(data)
+            if sent == len(data):
+                return
+            event = selectors.EVENT_WRITE
+        except (BlockingIOError, ssl.SSLWantWriteError):
+            sent, event = 0, selectors.EVENT_WRITE
+        except ssl.SSLWantReadError:
+            sent, event = 0, selectors.EVENT_READ
+        except OSError as exc:
+            raise self._broken(calls.broken(exc)) from exc
+        write = FrameWrite(data, until)
+        write.sent(sent)
+        try:
+            while True:
+                poller = self._write_poll if event == selectors.EVENT_WRITE else None
+                if not self._wait_io(event, write.wait_until(), poller):
+                    error, failure = write.expired()
+                    if failure is not None:
+                        self._broken(failure)
+                    raise error
                 try:
                     if self._tls:
                         with self._io_lock:
-                            sent = self._sock.send(view)
+                            sent = self._sock.send(write.rest)
                     else:
-                        sent = self._sock.send(view)
-                    if sent == len(view):
-                        break
-                    view = memoryview(view)[sent:]
-                    continue
+                        sent = self._sock.send(write.rest)
+                    write.sent(sent)
+                    if write.finished:
+                        return
+                    event = selectors.EVENT_WRITE
                 except (BlockingIOError, ssl.SSLWantWriteError):
-                    stall = time.monotonic() + calls.WRITE_STALL_LIMIT
-                    ready = self._wait_io(selectors.EVENT_WRITE, min(until, stall), self._write_poll)
+                    event = selectors.EVENT_WRITE
                 except ssl.SSLWantReadError:
-                    stall = time.monotonic() + calls.WRITE_STALL_LIMIT
-                    ready = self._wait_io(selectors.EVENT_READ, min(until, stall), None)
+                    event = selectors.EVENT_READ
                 except OSError as exc:
                     raise self._broken(calls.broken(exc)) from exc
-                if not ready:
-                    if stall < until:
-                        raise self._broken(calls.write_stalled())
-                    raise calls.write_timeout()
-        except BaseException as exc:
-            if 0 < len(view) < len(data):
-                # Half a frame is on the wire: the connection cannot be used again.
-                self._broken(calls.torn_write("timed out" if isinstance(exc, DualioError) else "interrupted"))
+        except DualioError:
+            raise
+        except BaseException:
+            failure = write.interrupted("interrupted")
+            if failure is not None:
+                self._broken(failure)
             raise
 
     def _broken(self, failure: DualioError) -> DualioError:

@@ -32,6 +32,7 @@ from transports.running_loop import LoopHandle
 from transports.wire import calls, methods
 from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
 from transports.wire.errors import DualioError, DualioTimeout
+from transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -214,21 +215,24 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             self._write_lock.release()
 
     async def _send_pieces(self, batch: bytes, until: float) -> None:
-        """Send ``batch`` a piece at a time, each within ``WRITE_STALL_LIMIT`` and ``until``."""
+        """Send ``batch`` by the rules of :class:`FrameWrite`, a piece at a time (a stream
+        does not say how much of a send it began went out: an interrupted piece may be cut)."""
+        write = FrameWrite(batch, until)
         try:
-            for start in range(0, len(batch), _WRITE_PIECE):
-                stall = time.monotonic() + calls.WRITE_STALL_LIMIT
-                limit = min(until, stall)
-                piece = batch if len(batch) <= _WRITE_PIECE else batch[start:start + _WRITE_PIECE]
-                with anyio.move_on_after(max(limit - time.monotonic(), 0)) as sending:
+            while not write.finished:
+                piece = batch if len(batch) <= _WRITE_PIECE else bytes(write.rest[:_WRITE_PIECE])
+                with anyio.move_on_after(max(write.wait_until() - time.monotonic(), 0)) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
-                    if stall < until:
-                        raise await self._teardown(calls.write_stalled())
-                    await self._teardown(calls.torn_write("timed out"))
-                    raise calls.write_timeout()
+                    error, failure = write.expired(may_have_begun=True)
+                    if failure is not None:
+                        await self._teardown(failure)
+                    raise error
+                write.sent(len(piece))
         except anyio.get_cancelled_exc_class():
-            await self._teardown(calls.torn_write("cancelled"))
+            failure = write.interrupted("cancelled", may_have_begun=True)
+            if failure is not None:
+                await self._teardown(failure)
             raise
 
     async def _teardown(self, failure: DualioError) -> DualioError:
