@@ -11,7 +11,7 @@ from typing import Literal
 import anyio
 
 from dualio.service_methods import AsyncServiceMethods
-from transports.emulation.emulated_connection import EmulatedConnection, Strategy
+from transports.emulation.emulated_connection import EmulatedConnection, Strategy, check_emulation
 from transports.interface import AsyncTransport
 from transports.native.anyio_connection import AnyioConnection
 from transports.native.asyncio_connection import AsyncioConnection
@@ -75,14 +75,7 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
     ) -> None:
         if transport not in _TRANSPORTS:
             raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
-        if emulation not in ("pool", "thread", "callback"):
-            raise ValueError(f"emulation must be 'pool', 'thread' or 'callback', not {emulation!r}")
-        if max_workers is not None and (
-            isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1
-        ):
-            raise ValueError(f"max_workers must be an int >= 1, got {max_workers!r}")
-        if max_workers is not None and executor is not None:
-            raise ValueError("give max_workers or executor, not both")
+        check_emulation(emulation, max_workers, executor)
         if transport != "emulated" and (max_workers is not None or executor is not None):
             raise ValueError("max_workers and executor apply to transport='emulated' only")
         self._options = ConnectOptions(

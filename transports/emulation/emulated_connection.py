@@ -98,6 +98,18 @@ class _Handoff:
             conn.abort()
 
 
+def check_emulation(strategy: object, max_workers: object, executor: object) -> None:
+    """The emulation's arguments, checked once for every caller (``AsyncClient`` too)."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"emulation must be one of {STRATEGIES}, not {strategy!r}")
+    if max_workers is not None and (
+        isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1
+    ):
+        raise ValueError(f"max_workers must be an int >= 1, got {max_workers!r}")
+    if max_workers is not None and executor is not None:
+        raise ValueError("give max_workers or executor, not both")
+
+
 class EmulatedConnection:
     def __init__(
         self,
@@ -127,12 +139,7 @@ class EmulatedConnection:
         max_workers: int | None = None,
         executor: Executor | None = None,
     ) -> EmulatedConnection:
-        if strategy not in STRATEGIES:
-            raise ValueError(f"emulation must be one of {STRATEGIES}, not {strategy!r}")
-        if max_workers is not None and executor is not None:
-            raise ValueError("give max_workers or executor, not both")
-        if max_workers is not None and (isinstance(max_workers, bool) or max_workers < 1):
-            raise ValueError(f"max_workers must be >= 1, got {max_workers!r}")
+        check_emulation(strategy, max_workers, executor)
         loop = LoopHandle.current()
         owned: ThreadPoolExecutor | None = None
         limiter: anyio.CapacityLimiter | None = None
