@@ -153,3 +153,23 @@ def test_another_caller_does_not_grow_a_slow_consumers_backlog_sync(server: Serv
         assert count == WORDS
         assert 0 < peak[0] < bound, (peak[0], bound)
         assert client.ping() < 1
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("emulation", ["pool", "callback"])
+async def test_closing_while_a_backlog_holds_the_reader_thread_ends_at_once(
+    server: ServerProcess, emulation: str
+) -> None:
+    """The stream's consumer is behind and still in its loop: the reader thread waits for it.
+    Closing the client must wake that thread, and join it, at once."""
+    client = AsyncClient(*server.address, timeout=10, transport="emulated", emulation=emulation)
+    await client.open()
+    words = client.words(WORDS // 10)
+    await words.__anext__()
+    await anyio.sleep(0.5)  # the backlog fills up meanwhile; the consumer does not leave
+    started = time.monotonic()
+    with anyio.fail_after(5):
+        await client.aclose()
+    assert time.monotonic() - started < 2
+    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+        await words.aclose()  # type: ignore[attr-defined]

@@ -476,6 +476,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 self._control.append(probe)
             elif self._table.failure is not None:
                 self._shutdown_socket()
+                self._wake_all()
             ready = self._take_ready()
         _run_all(ready)
         if probe:
@@ -741,6 +742,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         with self._mutex:
             failure = self._table.fail(failure)
             self._shutdown_socket()
+            self._wake_all()  # a reader thread held by a stream's backlog ends now
             ready = self._take_ready()
         _run_all(ready)
         return failure
