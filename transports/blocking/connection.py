@@ -235,11 +235,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         call = self._start(CallKind.STREAM, op.method, op.args, deadline(timeout), handle, sent=sent)
         try:
             while True:
-                with self._mutex:
-                    held = bool(self._table.backlogged)
-                    item = self._table.next_item(call)
-                    if held and not self._table.backlogged:
-                        self._wake_all()  # caught up: others may read again
+                item = self.next_item(call)
                 if item is Next.WAIT:
                     try:
                         self._wait(call, deadline(timeout), want_item=True)
