@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,62 @@ def test_two_estimates_more_than_one_percent_apart_are_refused() -> None:
     with pytest.raises(NotDeterministic, match=r"sync: two runs gave 70 and 71 .*\(1\.4% apart"):
         count("sync", totals)
     assert count("emulated-callback", totals, check=False).spread == pytest.approx(1 / 70)
+
+
+class _Counter:
+    """Stands in for the callgrind processes: each run of a group yields its figures' four
+    loops, whose totals are steady (70 per call) unless a figure is told to be noisy for
+    its first ``noisy[name]`` runs."""
+
+    def __init__(self, noisy: dict[str, int]) -> None:
+        self.noisy = noisy
+        self.runs: list[list[str]] = []
+        self.totals: dict[Path, int] = {}
+
+    def loops(self, folder: Path, groups: list[list[str]], calls: int, env: object = None
+              ) -> Iterator[tuple[str, list[tuple[int, Path]]]]:
+        for group in groups:
+            self.runs.append(group)
+            for name in group:
+                seen = sum(name in run for run in self.runs)
+                extra = 400 if seen <= self.noisy.get(name, 0) else 0
+                loops = []
+                for i, n in enumerate((calls, 2 * calls, calls, 2 * calls)):
+                    path = Path(f"{name}.{len(self.runs)}.{i}")
+                    self.totals[path] = 70 * n + (extra if i == 3 else 0)
+                    loops.append((n, path))
+                yield name, loops
+
+
+@pytest.fixture
+def counter(monkeypatch: pytest.MonkeyPatch) -> Callable[[dict[str, int]], _Counter]:
+    def make(noisy: dict[str, int]) -> _Counter:
+        made = _Counter(noisy)
+        monkeypatch.setattr(instructions, "_loops", made.loops)
+        monkeypatch.setattr(instructions, "_dump_total", made.totals.__getitem__)
+        monkeypatch.setattr(instructions, "_compile_first", lambda: None)
+        return made
+    return make
+
+
+def test_a_figure_whose_estimates_disagree_is_counted_again_with_its_process_mates(
+    counter: Callable[[dict[str, int]], _Counter]
+) -> None:
+    made = counter({"emulated-pool": 1})
+    counts = instructions.run(["sync", "native", "emulated-pool", "portal"], calls=400)
+    assert made.runs == [["sync", "emulated-pool"], ["native", "portal"], ["sync", "emulated-pool"]]
+    assert counts["emulated-pool"].per_call == 70 and counts["emulated-pool"].attempt == 2
+    assert counts["sync"].attempt == 1
+    assert "(counted 2 times)" in instructions.table(counts).splitlines()[3]
+
+
+def test_a_figure_that_never_agrees_fails_after_three_counts(
+    counter: Callable[[dict[str, int]], _Counter]
+) -> None:
+    made = counter({"portal": 3})
+    with pytest.raises(NotDeterministic, match=r"portal: counted 3 times, the last two runs gave 70 and 71"):
+        instructions.run(["sync", "portal"], calls=400)
+    assert made.runs == [["sync"], ["portal"], ["portal"], ["portal"]]
 
 
 def _counts(**per_call: float) -> dict[str, Count]:

@@ -47,6 +47,8 @@ MARKER = "os_getpgrp"
 """The C function behind ``os.getpgrp``: callgrind dumps its counts when it is entered."""
 PROCESSES = 2
 """Callgrind processes run at once, each with its share of the figures."""
+ATTEMPTS = 3
+"""Times a figure is counted before its estimates' disagreement fails it."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Figure:
     loop: str  # a function of dualio.lab.call_loops: (calls, *args, clock) -> per call
     args: tuple[object, ...] = ()
     deterministic: bool = True  # False: threads race for each answer; reported, never judged
+    spread: float = SPREAD  # how far apart its two estimates may be
 
     @property
     def is_floor(self) -> bool:
@@ -79,8 +82,11 @@ FIGURES = {figure.name: figure for figure in (
     Figure("native-100", "AsyncClient.echo, asyncio fast path, 100 in flight", "native-100-raw",
            "native_dualio", (100,)),
     Figure("native-100-raw", "asyncio Protocol, 100 in flight", None, "native_raw", (100,)),
+    # A thread starts and ends per call: whether the last one has finished exiting when the
+    # next starts (its stack back in the C library's cache) depends on time. Its estimates
+    # spread by up to 2 % (seven runs: 0.03-2.1 %); the loops' averages by 0.5 % of their median.
     Figure("emulated-thread", "AsyncClient emulated, a thread per call", "emulated-raw",
-           "emulated_dualio", ("thread",)),
+           "emulated_dualio", ("thread",), spread=0.025),
     Figure("emulated-pool", "AsyncClient emulated, one pooled worker", "emulated-raw",
            "emulated_dualio", ("pool",)),
     Figure("emulated-callback", "AsyncClient emulated, worker writes, reader answers", "emulated-raw",
@@ -150,6 +156,7 @@ class Count:
     name: str
     per_call: float
     estimates: tuple[float, float]
+    attempt: int = 1  # how many times it was counted before its estimates agreed
 
     @property
     def spread(self) -> float:
@@ -221,27 +228,50 @@ def _compile_first() -> None:
 
 def run(names: list[str], calls: int = CALLS, *, env: dict[str, str] | None = None) -> dict[str, Count]:
     """Instructions per call of each named figure; ``env`` is added to the measured
-    processes' environment."""
+    processes' environment.
+
+    A figure whose two estimates disagree is counted again, with the figures it shares a
+    process with, up to ATTEMPTS times in all. Where a figure's threads hand work to each
+    other, which one runs after a blocking system call depends on time: now and then one
+    loop takes the slower hand-off more often than the loop beside it. Counted again, it
+    agrees."""
     counts: dict[str, Count] = {}
     _compile_first()
-    with tempfile.TemporaryDirectory(prefix="dualio-callgrind-") as scratch:
-        for name, loops in _loops(Path(scratch), _split(names), calls, env):
-            totals = [(n, _dump_total(dump)) for n, dump in loops]
-            counts[name] = count(name, totals, check=FIGURES[name].deterministic)
-    return {name: counts[name] for name in names}
+    groups = _split(names)
+    noisy: dict[str, NotDeterministic] = {}
+    for attempt in range(1, ATTEMPTS + 1):
+        noisy = {}
+        with tempfile.TemporaryDirectory(prefix="dualio-callgrind-") as scratch:
+            for name, loops in _loops(Path(scratch), groups, calls, env):
+                if name in counts:
+                    continue
+                totals = [(n, _dump_total(dump)) for n, dump in loops]
+                try:
+                    figure = FIGURES[name]
+                    counts[name] = count(name, totals, check=figure.deterministic, attempt=attempt,
+                                         spread=figure.spread)
+                except NotDeterministic as exc:
+                    noisy[name] = exc
+        if not noisy:
+            return {name: counts[name] for name in names}
+        groups = [group for group in groups if any(name in noisy for name in group)]
+    raise next(iter(noisy.values()))
 
 
-def count(name: str, totals: list[tuple[int, int]], *, check: bool = True) -> Count:
+def count(
+    name: str, totals: list[tuple[int, int]], *, check: bool = True, attempt: int = 1, spread: float = SPREAD
+) -> Count:
     """Instructions per call from four loops' totals (N, 2N, N, 2N calls): two estimates,
-    which ``check`` wants within SPREAD of each other."""
+    which ``check`` wants within ``spread`` of each other."""
     (n1, a), (n2, b), (n3, c), (n4, d) = totals
     estimates = ((b - a) / (n2 - n1), (d - c) / (n4 - n3))
-    result = Count(name, sum(estimates) / 2, estimates)
-    if check and result.spread > SPREAD:
+    result = Count(name, sum(estimates) / 2, estimates, attempt)
+    if check and result.spread > spread:
+        counted = f"counted {attempt} times, the last " if attempt > 1 else ""
         raise NotDeterministic(
-            f"{name}: two runs gave {estimates[0]:,.0f} and {estimates[1]:,.0f} instructions "
-            f"per call ({result.spread:.1%} apart, more than {SPREAD:.0%}): something "
-            "non-deterministic runs in the loop (a timer, hashing, the collector)"
+            f"{name}: {counted}two runs gave {estimates[0]:,.0f} and {estimates[1]:,.0f} instructions "
+            f"per call ({result.spread:.1%} apart, more than {spread:.1%}): something "
+            "non-deterministic runs in the loop (a timer, hashing, the collector, threads)"
         )
     return result
 
@@ -253,7 +283,8 @@ def table(counts: dict[str, Count]) -> str:
         floor = counts.get(figure.floor) if figure.floor else None
         raw = f"{floor.per_call:>10,.0f}" if floor else f"{'':>10}"
         ratio = f"{count.per_call / floor.per_call:>6.2f}" if floor else f"{'':>6}"
-        lines.append(f"{name:<18} {count.per_call:>11,.0f} {raw} {ratio} {count.spread:>7.2%}  {figure.what}")
+        what = figure.what if count.attempt == 1 else f"{figure.what} (counted {count.attempt} times)"
+        lines.append(f"{name:<18} {count.per_call:>11,.0f} {raw} {ratio} {count.spread:>7.2%}  {what}")
     return "\n".join(lines)
 
 

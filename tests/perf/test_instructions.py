@@ -19,7 +19,7 @@ from dualio.lab.instructions import Count, baseline_key, judge, read_baseline
 
 BASELINE = Path(__file__).with_name("instructions.json")
 
-pytestmark = [pytest.mark.timeout(300), pytest.mark.skipif(
+pytestmark = [pytest.mark.timeout(480), pytest.mark.skipif(
     shutil.which("valgrind") is None,
     reason="valgrind is not installed, so the instruction gate cannot count "
            "(Debian: apt-get install valgrind)",
