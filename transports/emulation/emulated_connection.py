@@ -23,19 +23,20 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Literal, TypeVar
 
 import anyio
 
+from transports import async_driver
 from transports.blocking.connection import BlockingConnection, CallHandle
 from transports.emulation.adapter import run_blocking
 from transports.emulation.callbacks import AwaitableCallback
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
-from transports.wire import calls, methods
-from transports.wire.calls import Next
+from transports.wire import calls, methods, procedure
 from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")
@@ -254,22 +255,22 @@ class EmulatedConnection:
         start = functools.partial(self._conn.open_stream, op, news.tell, handle, timeout, sent)
         call = await self._await(self._run(start), timeout, handle.cancel)
         conn = self._conn
+
+        async def perform(effect: procedure.Effect) -> None:
+            if type(effect) is procedure.Await:  # the reader thread reads: wait for its news
+                event = news.arm()  # no await since the step found nothing: no news is missed
+                with anyio.move_on_after(max(effect.until - time.monotonic(), 0)):
+                    await event.wait()
+            else:
+                conn.perform(effect)
+
+        steps = conn.stream_items(call, timeout)
+        items = async_driver.stream_items(steps, perform, op.decode_item, conn.step)
         try:
-            while True:
-                event = news.arm()
-                item = conn.next_item(call)
-                if item is Next.WAIT:
-                    try:
-                        with anyio.fail_after(timeout):
-                            await event.wait()
-                    except TimeoutError:
-                        raise calls.item_timeout(timeout) from None
-                elif item is Next.END:
-                    return
-                else:
-                    yield op.decode_item(item)
+            async for item in items:
+                yield item
         finally:
-            conn.cancel(call)
+            await items.aclose()  # now, not when collected: the server hears of it at once
 
     # -- closing --------------------------------------------------------------------
 

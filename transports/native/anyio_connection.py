@@ -25,13 +25,14 @@ from typing import TypeVar
 import anyio
 from anyio.abc import ByteStream, SocketAttribute
 
+from transports import async_driver
 from transports.native.roundtrips import Roundtrips
 from transports.pending_input import PendingInput
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
-from transports.wire import calls, methods
-from transports.wire.calls import CallKind, CallState, CallTable, Next, deadline
-from transports.wire.errors import DualioError, DualioTimeout
+from transports.wire import calls, methods, procedure
+from transports.wire.calls import CallKind, CallState, CallTable, deadline
+from transports.wire.errors import DualioError
 from transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
@@ -99,76 +100,61 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         return conn
 
     async def _handshake(self, until: float) -> None:
-        try:
-            await self._write(self._table.hello(), until)
-            await self._wait(self._table.handshake, until, want_item=False)
-        except DualioError as exc:
-            raise calls.handshake_failed(exc) from exc
-        self._table.handshake_outcome()
+        await async_driver.run(procedure.handshake(self._table, until), self._perform)
 
     # -- calls --------------------------------------------------------------------
 
-    async def stream(
+    def stream(
         self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
     ) -> AsyncGenerator[T, None]:
-        call = await self._send_request(CallKind.STREAM, op.method, op.args, deadline(timeout), sent)
-        try:
-            while True:
-                held = bool(self._table.backlogged)
-                item = self._table.next_item(call)
-                if held and not self._table.backlogged:
-                    self._pass_reader_role()  # caught up: others may read again
-                if item is Next.WAIT:
-                    try:
-                        await self._wait(call, deadline(timeout), want_item=True)
-                    except DualioTimeout:
-                        raise calls.item_timeout(timeout) from None
-                elif item is Next.END:
-                    return
-                else:
-                    yield op.decode_item(item)
-        finally:
-            await self._give_up(call)
-            self._pass_reader_role()  # its backlog no longer holds anyone
+        steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
+        return async_driver.stream_items(steps, self._perform, op.decode_item)
 
     async def _roundtrip(
         self, kind: CallKind, method: str, args: bytes, timeout: float | None, sent: list[int] | None
     ) -> LiveCall:
-        until = deadline(timeout)
-        call = await self._send_request(kind, method, args, until, sent)
-        try:
-            await self._wait(call, until, want_item=False)
-        except BaseException:
-            await self._give_up(call)
-            raise
-        return call
+        steps = procedure.roundtrip(self._table, kind, method, args, deadline(timeout), sent)
+        return await async_driver.run(steps, self._perform)
 
-    async def _send_request(
-        self, kind: CallKind, method: str, args: bytes, until: float, sent: list[int] | None
-    ) -> LiveCall:
-        if not self._reading and self._table.idle and self._pending_input():
-            await self._read_idle(until)
-        call, data = self._table.start(kind, method, args)  # a silent connection is PINGed by _wait
+    # -- performing the procedure's effects ---------------------------------------------
+
+    async def _perform(self, effect: procedure.Effect) -> None:
+        if type(effect) is procedure.Await:
+            await self._await_news(effect.call, effect.until, effect.want_item)
+        elif type(effect) is procedure.Send:
+            await self._send_request(effect)
+        elif type(effect) is procedure.Control:
+            await self._control(effect.data)
+        elif type(effect) is procedure.ReadIdle:
+            if not self._reading and self._pending_input():
+                await self._read_idle(effect.until)
+        elif type(effect) is procedure.ReadOn:
+            self._pass_reader_role()
+        elif type(effect) is procedure.Teardown:
+            await self._teardown(effect.failure)
+
+    async def _send_request(self, send: procedure.Send) -> None:
+        data = send.data
         try:
-            await self._write(data, until)
+            await self._write(data, send.until)
         except BaseException:
             waiting = next((i for i, frame in enumerate(self._outbox) if frame is data), None)
             if waiting is not None:  # still queued: take it back, it never left
                 del self._outbox[waiting]
-            self._queue(self._table.unsent(call, maybe_on_wire=waiting is None))
+            send.may_have_left = waiting is None
             raise
-        if sent is not None:
-            sent.append(call.id)
-        return call
 
-    async def _give_up(self, call: LiveCall) -> None:
-        data = self._table.give_up(call)
-        if data:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
-                try:
-                    await self._write(data, deadline(_CLOSE_GRACE))
-                except DualioError:
-                    pass  # a CANCEL is only advice; the caller's own outcome stands
+    async def _control(self, data: bytes) -> None:
+        """A CANCEL or a PING: written now if nobody is writing, else queued for the writer
+        (who sends what was queued meanwhile before letting go): never waits for the lock."""
+        if self._write_lock.locked():
+            self._queue(data)
+            return
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+            try:
+                await self._write(data, deadline(_CLOSE_GRACE))
+            except DualioError:
+                pass  # a CANCEL is only advice; the caller's own outcome stands
 
     def _queue(self, data: bytes) -> int:
         if data:
@@ -201,12 +187,13 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             left = calls.remaining(until)
             if left is not None and left <= 0:
                 raise calls.write_timeout()  # nothing of this batch has left
-            await anyio.lowlevel.checkpoint_if_cancelled()  # nothing has left: the call is released
-            batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
-            self._outbox.clear()
-            upto = self._queued
-            await self._send_pieces(batch, until)
-            self._sent = upto
+            while self._sent < self._queued:  # frames queued while a batch went out follow it
+                await anyio.lowlevel.checkpoint_if_cancelled()  # nothing of this batch has left yet
+                batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
+                self._outbox.clear()
+                upto = self._queued
+                await self._send_pieces(batch, until)
+                self._sent = upto
         except DualioError:
             raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
@@ -244,22 +231,17 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     # -- reading ------------------------------------------------------------------
 
-    async def _wait(self, call: LiveCall, until: float, want_item: bool) -> None:
-        """Return when ``call`` is done (or has an item); read while nobody else does."""
+    async def _await_news(self, call: LiveCall, until: float, want_item: bool) -> None:
+        """Return when ``call`` is done (or has an item), or at ``until``; read while nobody
+        else does."""
         left = calls.remaining(until)
         try:
-            with anyio.fail_after(None if left is None else max(left, 0)):
+            with anyio.move_on_after(None if left is None else max(left, 0)):
                 while not (call.done or (want_item and call.items)):
                     if not self._reading and not self._table.holds_reading(call):
                         self._reading = True
                         try:
-                            check = self._table.keepalive_wait()
-                            if check is None:
-                                await self._read_some()
-                            else:
-                                with anyio.move_on_after(check):
-                                    await self._read_some()
-                                await self._keepalive()
+                            await self._read_some()
                         finally:
                             self._reading = False
                         continue
@@ -269,21 +251,8 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                         await call.waiter.wait()
                     finally:
                         self._waiters.pop(call, None)
-        except TimeoutError:
-            raise calls.call_timeout() from None
         finally:
             self._pass_reader_role()
-
-    async def _keepalive(self) -> None:
-        probe = self._table.keepalive_due()
-        if probe:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
-                try:
-                    await self._write(probe, deadline(_CLOSE_GRACE))
-                except DualioError:
-                    pass  # the connection has failed: every waiter knows already
-        elif self._table.failure is not None:  # a PING went unanswered
-            await self._teardown(self._table.failure)
 
     async def _read_idle(self, until: float) -> None:
         """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,

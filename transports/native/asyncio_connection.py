@@ -20,12 +20,13 @@ from collections.abc import AsyncGenerator
 from operator import methodcaller
 from typing import TypeVar, cast
 
+from transports import async_driver
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
-from transports.wire import calls, methods
-from transports.wire.calls import CallKind, CallState, CallTable, Next, OnCallTable
+from transports.wire import calls, methods, procedure
+from transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
 from transports.wire.deadlines import Deadlines
-from transports.wire.errors import DualioError
+from transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0
@@ -197,13 +198,11 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         """A PING after ``keepalive`` seconds of silence; the connection fails if it goes
         unanswered as long. Plans the next check; the caller arms the timer for it."""
         self._keepalive_at = math.inf
-        probe = self._table.keepalive_due()
-        if probe:
-            self._write(probe)
-        elif self._table.failure is not None:
-            self._abort()
-            self._resume()
-            return
+        due = procedure.keepalive_due(self._table)
+        if due is not None:
+            self._perform_now(due)
+            if self._table.failure is not None:
+                return
         wait = self._table.keepalive_wait()
         if wait is not None and not self._table.closed:
             self._keepalive_at = self._loop.time() + wait + _KEEPALIVE_SLACK
@@ -281,48 +280,66 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             future.result()
 
     def _give_up(self, call: LiveCall) -> None:
-        cancel = self._table.give_up(call)
-        if cancel:
-            self._write(cancel)
+        for effect in procedure.give_up(self._table, call):
+            self._perform_now(effect)
 
-    async def stream(
+    def stream(
         self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
     ) -> AsyncGenerator[T, None]:
-        loop = self._loop
-        if self._paused:
-            ready: asyncio.Future[None] = loop.create_future()
-            if timeout is not None:
-                self._expire_at(loop.time() + timeout, ready, timeout)
-            try:
-                await self._wait_drained(ready)
-            finally:
-                ready.cancel()  # ended: its deadline is dropped
-        call, data = self._table.start(CallKind.STREAM, op.method, op.args)
-        self._write(data)
-        del data  # not kept while the stream lasts
-        if sent is not None:
-            sent.append(call.id)
-        try:
-            while True:
-                item = self._table.next_item(call)
-                if self._reading_paused:
-                    self._read_on()
-                if item is Next.WAIT:
-                    waiter = call.waiter = loop.create_future()
-                    if timeout is not None:
-                        self._expire_at(loop.time() + timeout, waiter, timeout)
-                    try:
-                        await waiter
-                    finally:
-                        if not waiter.done():
-                            waiter.cancel()  # left unawaited: its deadline must find it ended
-                elif item is Next.END:
-                    return
-                else:
-                    yield op.decode_item(item)
-        finally:
-            self._give_up(call)
+        steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
+        return async_driver.stream_items(steps, self._perform, op.decode_item)
+
+    # -- performing the procedure's effects (the unary call above makes the same
+    # -- decisions inline: a procedure's steps cost more than its round trip) --------------
+
+    async def _perform(self, effect: procedure.Effect) -> None:
+        if type(effect) is procedure.Await:
+            await self._await_news(effect.call, effect.until)
+        elif type(effect) is procedure.Send:
+            if self._paused:
+                await self._wait_drained_until(effect.until)
+            self._write(effect.data)
+        else:
+            self._perform_now(effect)
+
+    def _perform_now(self, effect: procedure.Effect) -> None:
+        """The effects that never wait."""
+        if type(effect) is procedure.Control:
+            self._write(effect.data)
+        elif type(effect) is procedure.ReadOn:
             self._read_on()
+        elif type(effect) is procedure.Teardown:
+            self._abort()
+            self._resume()
+        # ReadIdle: nothing to do, the protocol reads all the time
+
+    def _loop_time(self, until: float) -> float:
+        """A ``time.monotonic()`` deadline on the loop's clock."""
+        return until if self._clock is time.monotonic else until - time.monotonic() + self._loop.time()
+
+    async def _await_news(self, call: LiveCall, until: float) -> None:
+        """Return when ``call`` has news, or at ``until``."""
+        waiter = call.waiter = self._loop.create_future()
+        if until != math.inf:
+            self._expire_at(self._loop_time(until), waiter, None)
+        try:
+            await waiter
+        except DualioTimeout:
+            return  # its deadline: what that means is the procedure's to say
+        finally:
+            if not waiter.done():
+                waiter.cancel()  # left unawaited: its deadline must find it ended
+
+    async def _wait_drained_until(self, until: float) -> None:
+        ready: asyncio.Future[None] = self._loop.create_future()
+        if until != math.inf:
+            self._expire_at(self._loop_time(until), ready, None)
+        try:
+            await self._wait_drained(ready)
+        except DualioTimeout:
+            raise calls.write_timeout() from None
+        finally:
+            ready.cancel()  # ended: its deadline is dropped
 
     # -- closing ----------------------------------------------------------------------
 

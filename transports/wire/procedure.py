@@ -1,0 +1,302 @@
+"""The procedure of a call, once, for every transport (no I/O).
+
+The call table (:mod:`transports.wire.calls`) decides what a frame means; this module
+decides what a call *does*, step by step: read what came while the connection was
+idle, start the call, send its request, tell its id, wait for its answer or its next
+item, ask for a keepalive PING, time out, give up (a timeout, a cancel, an
+interrupt, a consumer leaving a stream) and tell the server. Each procedure is a
+generator that yields *effects*, and a transport is a driver that performs each
+effect with its own primitives, then resumes the procedure with ``send(None)``, or
+with ``throw(error)`` when performing it failed:
+
+``Send(data, until)``
+    Write this whole frame by ``until``, by the rules of
+    :class:`transports.wire.frame_write.FrameWrite`; on failure set
+    ``may_have_left`` if the frame may be on the wire (it was handed to another
+    writer's batch).
+``Control(data)``
+    Write this CANCEL or keepalive PING when the connection can: never wait for
+    it, never fail the call for it (it is advice to the server).
+``Await(call, until, want_item)``
+    Wait until ``call`` is done (or has an item, with ``want_item``) or ``until``
+    passes, reading while nobody else does. Return either way: what a deadline
+    means is decided here.
+``ReadIdle(until)``
+    The connection was idle: if bytes wait unread (a goodbye, the end of the
+    stream), read and route them, so the call finds the connection closed before
+    its request leaves rather than after.
+``ReadOn()``
+    A stream's consumer caught up (or left): whoever stopped reading because of
+    its backlog may read again.
+``Teardown(failure)``
+    The connection has failed (``failure``): close it the transport's way and wake
+    everyone waiting on it.
+``Item(payload)``
+    Hand this stream item to the consumer (streams only).
+``Started(call)``
+    The request of ``call`` is on the wire (only when asked for: the emulation
+    binds its cancel handle to the call here; raise to give the call up).
+
+A driver runs each step (``send``/``throw``) where it may touch the call table: on
+its loop, or under the lock that guards the table. Effects run outside that lock.
+When a stream's consumer leaves early, the driver throws :class:`Left` in.
+Unit tests drive these generators in memory, with no socket (tests/test_procedure.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+from transports.wire import calls
+from transports.wire.calls import CallKind, CallState, CallTable, Next, W
+from transports.wire.errors import DualioError, DualioTimeout
+
+
+@dataclass(slots=True, eq=False)
+class Send:
+    data: bytes = field(repr=False)
+    until: float
+    may_have_left: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class Control:
+    data: bytes
+
+
+@dataclass(slots=True, eq=False)
+class Await:
+    call: CallState[Any]
+    until: float
+    want_item: bool
+
+
+@dataclass(slots=True, eq=False)
+class ReadIdle:
+    until: float
+
+
+@dataclass(slots=True, eq=False)
+class ReadOn:
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Teardown:
+    failure: DualioError
+
+
+@dataclass(slots=True, eq=False)
+class Item:
+    payload: bytes
+
+
+@dataclass(slots=True, eq=False)
+class Started:
+    call: CallState[Any]
+
+
+READ_ON = ReadOn()
+
+
+class Left(Exception):
+    """Thrown into a stream's procedure when its consumer leaves the loop early: the
+    stream is given up and the procedure ends. (``GeneratorExit`` itself means the
+    procedure is being closed with no driver to perform effects, when it is collected
+    half-way: the call is given up, and nothing is sent.)"""
+
+Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
+Procedure = Generator[Effect, None, W]
+
+
+# -- pieces -------------------------------------------------------------------------
+
+def keepalive_due(table: CallTable[W]) -> Control | Teardown | None:
+    """What a connection silent for a keepalive interval needs: a PING to send, or,
+    when the last one went unanswered, its teardown (:meth:`CallTable.keepalive_due`)."""
+    probe = table.keepalive_due()
+    if probe:
+        return Control(probe)
+    if table.failure is not None:
+        return Teardown(table.failure)
+    return None
+
+
+def keepalive(table: CallTable[W]) -> Generator[Effect, None, None]:
+    """:func:`keepalive_due` for a reader of its own (the emulation's reader thread)."""
+    due = keepalive_due(table)
+    if due is not None:
+        yield due
+
+
+def start(
+    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
+    sent: list[int] | None, waiter: W | None = None,
+) -> Generator[Effect, None, CallState[W]]:
+    """Start a call (``waiter``: the transport's, see :attr:`CallState.waiter`) and send
+    its request whole; ``sent`` is told its id once it left. A request that did not
+    leave releases its id at once; one that may have left gives the call up (a CANCEL
+    follows it)."""
+    if table.idle:
+        yield ReadIdle(until)
+    call, data = table.start(kind, method, args)
+    call.waiter = waiter
+    send = Send(data, until)
+    try:
+        yield send
+    except GeneratorExit:
+        table.unsent(call, maybe_on_wire=send.may_have_left)
+        raise
+    except BaseException:
+        yield from unsent(table, call, send.may_have_left)
+        raise
+    if sent is not None:
+        sent.append(call.id)
+    return call
+
+
+def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Generator[Effect, None, None]:
+    """The write of ``call``'s request failed: its id is free at once if the request did
+    not leave (or cannot be answered), else the call is given up with a CANCEL."""
+    cancel = table.unsent(call, maybe_on_wire=may_have_left)
+    if cancel:
+        yield Control(cancel)
+
+
+def begin(
+    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
+    sent: list[int] | None, waiter: W | None = None,
+) -> Generator[Effect, None, CallState[W]]:
+    """:func:`start`, then ``Started``: a call that something outside may abandon once
+    its request left (the emulation's cancel handle), or that is answered elsewhere."""
+    call = yield from start(table, kind, method, args, until, sent, waiter)
+    try:
+        yield Started(call)
+    except GeneratorExit:
+        table.give_up(call)
+        raise
+    except BaseException:
+        yield from give_up(table, call)
+        raise
+    return call
+
+
+def await_news(
+    table: CallTable[W], call: CallState[W], until: float, want_item: bool,
+    expired: Callable[[], DualioTimeout],
+) -> Generator[Effect, None, None]:
+    """Wait until ``call`` is done (or has an item); at ``until``, raise ``expired()``.
+    A wait never outlasts the next keepalive check, whose PING (or teardown) is
+    yielded in between, so a silent peer is found by a call without a timeout too."""
+    while not (call.done or (want_item and call.items)):
+        now = time.monotonic()
+        if now >= until:
+            raise expired()
+        check = table.keepalive_wait()
+        if check == 0.0:
+            due = keepalive_due(table)
+            if due is not None:
+                yield due
+                continue
+            check = None  # nothing to do about the silence (the handshake): wait for news
+        yield Await(call, until if check is None else min(until, now + check), want_item)
+
+
+def wait_until(table: CallTable[W], until: float) -> float:
+    """How long a first wait for an answer may last: until ``until``, or the next keepalive
+    check if that comes first (a driver's inline round trip; :func:`await_news` decides
+    what comes of it)."""
+    check = table.keepalive_wait()
+    return until if check is None else min(until, time.monotonic() + check)
+
+
+def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
+    """The caller no longer waits for ``call``: the CANCEL to send, and readers held by
+    its backlog may read again."""
+    held = bool(table.backlogged)
+    cancel = table.give_up(call)
+    if cancel:
+        yield Control(cancel)
+    if held and not table.backlogged:
+        yield READ_ON
+
+
+# -- procedures ------------------------------------------------------------------------
+
+def roundtrip(
+    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
+    sent: list[int] | None = None, announce: bool = False,
+) -> Generator[Effect, None, CallState[W]]:
+    """A unary call or a PING: send, wait for the final frame by ``until``; returns the
+    call, whose :meth:`CallState.outcome` is the answer. ``announce`` yields
+    ``Started`` once the request left."""
+    call = yield from (begin if announce else start)(table, kind, method, args, until, sent)
+    return (yield from answer(table, call, until))
+
+
+def answer(table: CallTable[W], call: CallState[W], until: float) -> Generator[Effect, None, CallState[W]]:
+    """Wait for the final frame of a call whose request left, by ``until``; a wait that
+    fails (a timeout, a cancel, an interrupt) gives the call up. Returns the call."""
+    try:
+        yield from await_news(table, call, until, False, calls.call_timeout)
+    except GeneratorExit:
+        table.give_up(call)
+        raise
+    except BaseException:
+        yield from give_up(table, call)
+        raise
+    return call
+
+
+def stream(
+    table: CallTable[W], method: str, args: bytes, timeout: float | None,
+    sent: list[int] | None = None, announce: bool = False,
+) -> Generator[Effect, None, None]:
+    """A stream: send its request, then :func:`items`."""
+    call = yield from (begin if announce else start)(
+        table, CallKind.STREAM, method, args, calls.deadline(timeout), sent
+    )
+    yield from items(table, call, timeout)
+
+
+def items(table: CallTable[W], call: CallState[W], timeout: float | None) -> Generator[Effect, None, None]:
+    """A started stream's items, each yielded as ``Item``, each within ``timeout``; at the
+    end, or when the consumer leaves (an exception thrown in), the stream is given up
+    (the server is told if it had not ended)."""
+    def expired() -> DualioTimeout:
+        return calls.item_timeout(timeout)
+
+    try:
+        while True:
+            held = bool(table.backlogged)
+            item = table.next_item(call)
+            if held and not table.backlogged:
+                yield READ_ON
+            if item is Next.WAIT:
+                yield from await_news(table, call, calls.deadline(timeout), True, expired)
+            elif item is Next.END:
+                break
+            else:
+                yield Item(item)
+    except Left:
+        pass
+    except GeneratorExit:
+        table.give_up(call)
+        raise
+    except BaseException:
+        yield from give_up(table, call)
+        raise
+    yield from give_up(table, call)
+
+
+def handshake(table: CallTable[W], until: float) -> Generator[Effect, None, None]:
+    """HELLO, then WELCOME by ``until``; any failure is a ConnectError."""
+    try:
+        yield Send(table.hello(), until)
+        yield from await_news(table, table.handshake, until, False, calls.call_timeout)
+    except DualioError as exc:
+        raise calls.handshake_failed(exc) from exc
+    table.handshake_outcome()
