@@ -23,9 +23,9 @@ import pytest
 import trio
 
 from tests.conftest import ServerProcess
-from transports.blocking.connection import BlockingConnection
 from transports.emulation.adapter import default_workers, emulate_async, run_blocking
 from transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from transports.emulation.reader_thread_connection import ReaderThreadConnection
 from transports.policy.connect_options import ConnectOptions
 from transports.wire import methods, procedure
 from transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
@@ -598,12 +598,12 @@ def test_emulate_keeps_the_signature_for_mypy(tmp_path: Path) -> None:
     assert proc.returncode == 1, out
 
 
-# -- BlockingConnection callback mode against the real server ------------------------
+# -- ReaderThreadConnection callback mode against the real server ------------------------
 
 
 @pytest.fixture
-def conn(server: ServerProcess) -> Iterator[BlockingConnection]:
-    c = BlockingConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
+def conn(server: ServerProcess) -> Iterator[ReaderThreadConnection]:
+    c = ReaderThreadConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
     try:
         yield c
     finally:
@@ -614,14 +614,16 @@ def _reader_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name == "dualio-reader"}
 
 
-def test_submit_calls_back_with_the_result(conn: BlockingConnection) -> None:
+def test_submit_calls_back_with_the_result(conn: ReaderThreadConnection) -> None:
     cb: EventedCallback[bytes] = EventedCallback()
     call = conn.submit(methods.echo(b"x", 0.0), cb)
     assert call.id > 0
     assert cb.wait(10) == b"x"
 
 
-def _take_all(conn: BlockingConnection, call: Any, news: threading.Event, timeout: float = 10) -> list[str]:
+def _take_all(
+    conn: ReaderThreadConnection, call: Any, news: threading.Event, timeout: float = 10
+) -> list[str]:
     """What a loop does with an open stream: drive its items' procedure to the end,
     waiting for news where it awaits."""
     got: list[str] = []
@@ -640,13 +642,13 @@ def _take_all(conn: BlockingConnection, call: Any, news: threading.Event, timeou
             conn.perform(effect)
 
 
-def test_an_open_stream_tells_of_its_items_and_its_end(conn: BlockingConnection) -> None:
+def test_an_open_stream_tells_of_its_items_and_its_end(conn: ReaderThreadConnection) -> None:
     news = threading.Event()
     call = conn.open_stream(methods.words(5, 0.0), news.set)
     assert _take_all(conn, call, news) == [methods.word_at(i) for i in range(5)]
 
 
-def test_submit_from_four_threads_is_never_misrouted(conn: BlockingConnection) -> None:
+def test_submit_from_four_threads_is_never_misrouted(conn: ReaderThreadConnection) -> None:
     per_thread = 50
     results: dict[bytes, EventedCallback[bytes]] = {}
     lock = threading.Lock()
@@ -678,7 +680,7 @@ def test_submit_from_four_threads_is_never_misrouted(conn: BlockingConnection) -
 
 
 def test_cancel_fails_the_callback_promptly_and_the_connection_goes_on(
-    conn: BlockingConnection,
+    conn: ReaderThreadConnection,
 ) -> None:
     cb: EventedCallback[None] = EventedCallback()
     call = conn.submit(methods.sleep(1.0), cb)
@@ -698,7 +700,7 @@ def test_cancel_fails_the_callback_promptly_and_the_connection_goes_on(
 
 def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProcess) -> None:
     before = _reader_threads()
-    c = BlockingConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
+    c = ReaderThreadConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
     try:
         pending = [EventedCallback[None]() for _ in range(3)]
         for cb in pending:
@@ -727,7 +729,7 @@ def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProces
 
 
 def test_an_open_stream_keeps_order_while_blocking_calls_share_the_connection(
-    conn: BlockingConnection,
+    conn: ReaderThreadConnection,
 ) -> None:
     stop = threading.Event()
     caller_errors: list[BaseException] = []

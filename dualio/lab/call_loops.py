@@ -36,6 +36,7 @@ from dualio.server.async_model import _Connection
 from dualio.server.config import ServerConfig
 from dualio_sync.client import Client
 from transports.emulation.emulated_connection import EmulatedConnection, Strategy
+from transports.emulation.reader_thread_connection import ReaderThreadConnection
 from transports.portal.connection import PortalConnection
 from transports.portal.loop_thread import LoopThread
 from transports.running_loop import LoopHandle
@@ -178,7 +179,7 @@ async def emulated_dualio(calls: int, strategy: Strategy, clock: Clock) -> float
     sock = FakeSocket()
     client = await _opened_client(transport="emulated", emulation=strategy, max_workers=1)
     pool = ThreadPoolExecutor(1, thread_name_prefix="dualio-pool")
-    conn = blocking_connection(sock)
+    conn = blocking_connection(sock, ReaderThreadConnection)
     client._conn = EmulatedConnection(conn, LoopHandle.current(), strategy, pool, None, pool)
     try:
         echo = client.echo

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from typing import Any, TypeVar
 
 from transports.blocking.connection import BlockingConnection
 from transports.native.asyncio_connection import AsyncioConnection
@@ -110,9 +110,12 @@ class FakeSocket:
                 pass
 
 
-def blocking_connection(sock: FakeSocket) -> BlockingConnection:
-    """A blocking transport on ``sock``, handshaken."""
-    conn = BlockingConnection(sock, OPTIONS)  # type: ignore[arg-type]
+B = TypeVar("B", bound=BlockingConnection)
+
+
+def blocking_connection(sock: FakeSocket, kind: type[B] = BlockingConnection) -> B:  # type: ignore[assignment]
+    """A blocking transport on ``sock`` (the emulation's, with ``kind``), handshaken."""
+    conn = kind(sock, OPTIONS)  # type: ignore[arg-type]
     conn._handshake(deadline(10.0))
     return conn
 

@@ -5,18 +5,18 @@ No thread of its own is needed: a thread waiting for an answer takes the
 passes the role on (leader/follower). So a program with one thread per
 connection runs exactly one thread per connection.
 
-Callback-style calls (``submit``) are answered by ``callback(result=...)`` or
-``callback(error=...)``; someone must read while nobody waits, so the first
-``submit`` starts one reader thread for the connection, joined by ``close()``.
+The emulation extends it with callback-style calls and a reader thread of their own
+(:mod:`transports.emulation.reader_thread_connection`), and abandons calls from
+its event loop through a :class:`Handle`.
 
 The socket is non-blocking and every wait is a ``poll`` with the caller's own
-deadline, so no call outlives its timeout. Every decision about a call is the
-call table's (:mod:`transports.wire.calls`); this module waits and moves bytes.
+deadline, so no call outlives its timeout. What a frame means is the call
+table's (:mod:`transports.wire.calls`), what a call does is the procedure's
+(:mod:`transports.wire.procedure`); this module waits and moves bytes.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import select
 import selectors
@@ -26,39 +26,25 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from threading import get_ident
-from typing import Any, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from transports.blocking.dialing import Connecting, open_socket
 from transports.pending_input import PendingInput
 from transports.policy.connect_options import ConnectOptions
 from transports.wire import calls, methods, procedure
 from transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline, remaining
-from transports.wire.errors import CallCancelled, DualioError
+from transports.wire.errors import DualioError
 from transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
 R = TypeVar("R")
-Callback = Callable[..., None]
-"""Called once as ``callback(result=value)`` or ``callback(error=exception)``."""
 
 log = logging.getLogger("dualio.transport")
 _RECV_SIZE = 256 * 1024
 _CLOSE_GRACE = 1.0
-_PROMPT_CANCEL_SLICE = 0.05
 
 
-class _Completion:
-    """How a callback-style call (``submit``) is told about its items and its end."""
-
-    __slots__ = ("callback", "finished", "on_news")
-
-    def __init__(self, callback: Callback, on_news: Callable[[], None] | None = None) -> None:
-        self.callback = callback
-        self.on_news = on_news
-        self.finished = False
-
-
-LiveCall = CallState[_Completion]
+LiveCall = CallState[Any]  # its waiter is the emulation's (a completion), or None
 
 
 class _Sleeper:
@@ -95,83 +81,57 @@ class _Sleeper:
             self.holds = True
 
 
-class CallHandle:
-    """Lets another thread abandon a blocking call, e.g. when its awaiter is cancelled.
-
-    The waiting thread then returns promptly with CallCancelled instead of
-    holding its worker until the answer or the timeout.
-    """
-
-    __slots__ = ("_call", "_cancelled", "_conn", "_lock")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._conn: BlockingConnection | None = None
-        self._call: LiveCall | None = None
-        self._cancelled = False
+class Handle(Protocol):
+    """Lets another thread abandon a call once its request left (the emulation's
+    :class:`transports.emulation.call_handle.CallHandle`)."""
 
     @property
-    def cancelled(self) -> bool:
-        return self._cancelled
+    def cancelled(self) -> bool: ...
 
     def bind(self, conn: BlockingConnection, call: LiveCall) -> bool:
-        conn.enable_prompt_cancel()
-        with self._lock:
-            if self._cancelled:
-                return False
-            self._conn, self._call = conn, call
-            return True
+        """Bind to ``call``, sent on ``conn``; False if cancelled already."""
+        ...
 
     def release(self) -> None:
-        """The call is over: a later ``cancel`` must not touch it."""
-        with self._lock:
-            self._conn = self._call = None
-
-    def cancel(self) -> None:
-        with self._lock:
-            self._cancelled = True
-            conn, call = self._conn, self._call
-            self._conn = self._call = None
-        if conn is not None and call is not None:
-            conn.cancel(call)
+        """The call is over."""
+        ...
 
 
-def _check_not_cancelled(handle: CallHandle) -> None:
+def _check_not_cancelled(handle: Handle) -> None:
     if handle.cancelled:
-        raise CallCancelled("the call was cancelled before it was sent")
+        raise calls.cancelled_before_sent()
 
 
-class BlockingConnection(OnCallTable[_Completion]):
+class BlockingConnection(OnCallTable[Any]):
     """A connected, handshaken client connection. Thread-safe."""
 
     def __init__(self, sock: socket.socket, options: ConnectOptions) -> None:
         sock.setblocking(False)
         self._sock = sock
-        self._table: CallTable[_Completion] = CallTable(
+        self._table: CallTable[Any] = CallTable(
             token=options.token, max_frame_size=options.max_frame_size, wake=self._wake,
             keepalive=options.keepalive,
         )
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
-        self._cond = threading.Condition(self._mutex)  # the callback reader thread waits on it
+        self._cond = threading.Condition(self._mutex)  # threads waiting for the role, not for a call
         self._sleeping: dict[LiveCall, threading.Condition] = {}  # threads asleep in _wait, by call
         self._own_cond = threading.local()  # each thread's _Sleeper (a condition on _mutex)
         self._write_lock = threading.Lock()
         self._tls = isinstance(sock, ssl.SSLSocket)
         self._io_lock = threading.Lock()  # OpenSSL objects must not read and write at once
-        self._ready: list[Callable[[], None]] = []  # completion callbacks to run, in order
+        self._ready: list[Callable[[], None]] = []  # callbacks _wake queued, to run in order
         self._reading = 0  # the ident of the thread holding the reader role; 0: nobody
-        self._sleepers = 0  # threads in self._cond.wait() (the callback reader)
-        self._reader: threading.Thread | None = None
+        self._sleepers = 0  # threads in self._cond.wait() (the emulation's reader thread)
         self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
         self._pending_input = PendingInput(sock)
         self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
-        self._poll_slice: float | None = None  # see enable_prompt_cancel
+        self._poll_slice: float | None = None  # a reader's longest poll (None: its caller's time)
         self._write_poll = _poller(sock, "POLLOUT")
 
     # -- opening ------------------------------------------------------------
 
     @classmethod
-    def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> BlockingConnection:
+    def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> Self:
         """Connect and handshake within ``options.connect_timeout``; ``attempt`` lets
         another thread stop it."""
         until = deadline(options.connect_timeout)
@@ -196,7 +156,7 @@ class BlockingConnection(OnCallTable[_Completion]):
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, op: methods.Call[T], timeout: float | None, handle: CallHandle | None = None,
+        self, op: methods.Call[T], timeout: float | None, handle: Handle | None = None,
         sent: list[int] | None = None,
     ) -> T:
         """Send one request and wait for its answer. ``sent`` is told the request's id
@@ -205,7 +165,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         return op.decode(call.outcome())
 
     def ping(
-        self, timeout: float | None, handle: CallHandle | None = None, sent: list[int] | None = None
+        self, timeout: float | None, handle: Handle | None = None, sent: list[int] | None = None
     ) -> float:
         """Round-trip time of a PING, in seconds."""
         started = time.perf_counter()
@@ -214,7 +174,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     def _roundtrip(
         self, kind: CallKind, method: str, args: bytes, timeout: float | None,
-        handle: CallHandle | None, sent: list[int] | None,
+        handle: Handle | None, sent: list[int] | None,
     ) -> LiveCall:
         """:func:`procedure.roundtrip`, its straight line written out: start, send, one
         read. The generator's steps cost a quarter of a sync call on top (71,935 → 90,967
@@ -241,7 +201,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 if late is not None:
                     raise late
                 if handle is not None and not handle.bind(self, call):
-                    raise CallCancelled("the call was cancelled while its request was written")
+                    raise calls.cancelled_while_sent()
                 if not self._lone_read(call, procedure.wait_until(table, until)):
                     self._drive(procedure.answer(table, call, until))
             except BaseException:
@@ -253,7 +213,7 @@ class BlockingConnection(OnCallTable[_Completion]):
                 handle.release()
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, handle: CallHandle | None = None,
+        self, op: methods.StreamCall[T], timeout: float | None, handle: Handle | None = None,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items of a stream as they arrive; ``timeout`` bounds the wait for each item.
@@ -284,57 +244,6 @@ class BlockingConnection(OnCallTable[_Completion]):
             if handle is not None:
                 handle.release()
 
-    def submit(
-        self, op: methods.Call[Any], callback: Callback, handle: CallHandle | None = None,
-        timeout: float | None = None, sent: list[int] | None = None,
-    ) -> LiveCall:
-        """Send a request (within ``timeout``); ``callback`` is called from the reader
-        thread when it completes.
-
-        Returns the call, for ``cancel``.
-        """
-
-        def complete(result: bytes | None = None, error: DualioError | None = None) -> None:
-            if error is not None:
-                callback(error=error)
-                return
-            assert result is not None
-            try:
-                value = op.decode(result)
-            except DualioError as exc:
-                callback(error=exc)
-            else:
-                callback(result=value)
-
-        return self._begin(CallKind.UNARY, op, timeout, handle, _Completion(complete), sent)
-
-    def open_stream(
-        self, op: methods.StreamCall[Any], on_news: Callable[[], None], handle: CallHandle | None = None,
-        timeout: float | None = None, sent: list[int] | None = None,
-    ) -> LiveCall:
-        """Send a stream's request (within ``timeout``) for a consumer that is not a thread
-        waiting here (an event loop). Its items stay in the call table, bounded by
-        ``STREAM_BACKLOG`` as every stream's are, and are taken by :meth:`stream_items`;
-        ``on_news()`` is called from the reader thread whenever the stream has a new item
-        or has ended. Returns the call, for ``stream_items`` and ``cancel``."""
-
-        def ended(**outcome: Any) -> None:
-            on_news()
-
-        return self._begin(CallKind.STREAM, op, timeout, handle, _Completion(ended, on_news), sent)
-
-    def _begin(
-        self, kind: CallKind, op: methods.Call[Any] | methods.StreamCall[Any], timeout: float | None,
-        handle: CallHandle | None, completion: _Completion, sent: list[int] | None,
-    ) -> LiveCall:
-        if handle is not None:
-            _check_not_cancelled(handle)
-        call = self._drive(procedure.begin(
-            self._table, kind, op.method, op.args, deadline(timeout), sent, completion
-        ), handle)
-        self._ensure_reader()
-        return call
-
     def stream_items(self, call: LiveCall, timeout: float | None) -> Generator[procedure.Effect, None, None]:
         """The procedure that takes a stream's items (:func:`procedure.items`), for a driver
         on another thread: it runs each step with :meth:`step` and performs what it yields,
@@ -348,7 +257,7 @@ class BlockingConnection(OnCallTable[_Completion]):
 
     # -- the driver -----------------------------------------------------------------
 
-    def _drive(self, steps: Generator[procedure.Effect, None, R], handle: CallHandle | None = None) -> R:
+    def _drive(self, steps: Generator[procedure.Effect, None, R], handle: Handle | None = None) -> R:
         """Run a procedure to its end, performing its effects; what it returns."""
         error: BaseException | None = None
         while True:
@@ -384,7 +293,7 @@ class BlockingConnection(OnCallTable[_Completion]):
             if ready:
                 _run_all(ready)
 
-    def perform(self, effect: procedure.Effect, handle: CallHandle | None = None) -> None:
+    def perform(self, effect: procedure.Effect, handle: Handle | None = None) -> None:
         """Perform one effect; an ``Await`` blocks this thread (a driver on an event loop
         waits for its news itself)."""
         if type(effect) is procedure.Await:
@@ -407,27 +316,15 @@ class BlockingConnection(OnCallTable[_Completion]):
         elif type(effect) is procedure.Teardown:
             self._broken(effect.failure)
         elif type(effect) is procedure.Started and handle is not None and not handle.bind(self, effect.call):
-            raise CallCancelled("the call was cancelled while its request was written")
+            raise calls.cancelled_while_sent()
 
     # -- waiting and reading -----------------------------------------------
 
     def _wake(self, call: LiveCall) -> None:
-        """The table's wake: wake the thread asleep on ``call``, or queue a callback-style
-        call's callbacks. Holds _mutex."""
+        """The table's wake: wake the thread asleep on ``call``. Holds _mutex."""
         sleeper = self._sleeping.get(call)
         if sleeper is not None:
             sleeper.notify()
-        completion = call.waiter
-        if completion is None:
-            return
-        if completion.on_news is not None and call.items:
-            self._ready.append(completion.on_news)
-        if call.done and not completion.finished:
-            completion.finished = True
-            if call.error is not None:
-                self._ready.append(functools.partial(completion.callback, error=call.error))
-            else:
-                self._ready.append(functools.partial(completion.callback, result=call.result))
 
     def _take_ready(self) -> list[Callable[[], None]]:
         """Callbacks queued by the table. Holds _mutex."""
@@ -561,13 +458,6 @@ class BlockingConnection(OnCallTable[_Completion]):
                     self._reading = 0
                     self._pass_reader_role()
 
-    def enable_prompt_cancel(self) -> None:
-        """A thread holding the reader role looks up every 50 ms, so a call cancelled
-        from another thread returns promptly even if the server never answers it.
-        Used by the async adapter, whose cancelled workers must not stay busy; plain
-        sync use never pays for the extra wake-ups."""
-        self._poll_slice = _PROMPT_CANCEL_SLICE
-
     def _sleep(self, call: LiveCall, left: float | None) -> None:
         """Sleep until ``call`` has news (:meth:`_wake`), the reader role is passed to this
         thread, or ``left`` seconds pass. Holds _mutex (released while asleep)."""
@@ -601,32 +491,6 @@ class BlockingConnection(OnCallTable[_Completion]):
             cond.notify()
         if self._sleepers:
             self._cond.notify_all()
-
-    def _ensure_reader(self) -> None:
-        with self._mutex:
-            if self._reader is not None or self._table.failure is not None:
-                return
-            self._reader = threading.Thread(
-                target=self._reader_loop, name="dualio-reader", daemon=True
-            )
-            self._reader.start()
-
-    def _reader_loop(self) -> None:
-        while True:
-            with self._mutex:  # a stream consumer that is behind holds this reader as any other
-                while (self._reading or self._table.backlogged) and self._table.failure is None:
-                    self._sleepers += 1
-                    try:
-                        self._cond.wait()
-                    finally:
-                        self._sleepers -= 1
-                if self._table.failure is not None:
-                    return
-                self._reading = get_ident()
-            if not self._read_once(self._table.keepalive_wait()):
-                return
-            if self._table.keepalive_wait() == 0:
-                self._drive(procedure.keepalive(self._table))
 
     # -- socket I/O ---------------------------------------------------------
 
@@ -772,7 +636,7 @@ class BlockingConnection(OnCallTable[_Completion]):
         with self._mutex:
             failure = self._table.fail(failure)
             self._shutdown_socket()
-            self._wake_all()  # a reader thread held by a stream's backlog ends now
+            self._wake_all()  # a reader held by a stream's backlog ends now
             ready = self._take_ready()
         _run_all(ready)
         return failure
@@ -814,9 +678,6 @@ class BlockingConnection(OnCallTable[_Completion]):
         self._sock.close()
 
     def _shutdown(self) -> None:
-        reader = self._reader
-        if reader is not None and reader is not threading.current_thread():
-            reader.join()
         self._sock.close()
 
 

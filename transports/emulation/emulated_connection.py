@@ -31,9 +31,10 @@ from typing import Literal, TypeVar
 import anyio
 
 from transports import async_driver
-from transports.blocking.connection import BlockingConnection, CallHandle
 from transports.emulation.adapter import run_blocking
+from transports.emulation.call_handle import CallHandle
 from transports.emulation.callbacks import AwaitableCallback
+from transports.emulation.reader_thread_connection import ReaderThreadConnection
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods, procedure
@@ -80,10 +81,10 @@ class _Handoff:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._abandoned = False
-        self._conn: BlockingConnection | None = None
+        self._conn: ReaderThreadConnection | None = None
 
-    def connect(self, options: ConnectOptions) -> BlockingConnection:
-        conn = BlockingConnection.connect(options)
+    def connect(self, options: ConnectOptions) -> ReaderThreadConnection:
+        conn = ReaderThreadConnection.connect(options)
         with self._lock:
             if not self._abandoned:
                 self._conn = conn
@@ -114,7 +115,7 @@ def check_emulation(strategy: object, max_workers: object, executor: object) -> 
 class EmulatedConnection:
     def __init__(
         self,
-        conn: BlockingConnection,
+        conn: ReaderThreadConnection,
         loop: LoopHandle,
         strategy: Strategy,
         executor: Executor | None,

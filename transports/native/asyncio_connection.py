@@ -56,8 +56,8 @@ def _wake(call: LiveCall) -> None:
 class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
     __slots__ = (
         "_clock", "_deadlines", "_disconnected", "_drained", "_keepalive_at", "_loop", "_lost",
-        "_outbox", "_paused", "_plain_futures", "_reading_paused", "_table", "_timer", "_transport",
-        "loop",
+        "_outbox", "_paused", "_plain_futures", "_reading_paused", "_stall_check", "_table", "_timer",
+        "_transport", "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
@@ -79,6 +79,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         self._transport: asyncio.Transport | None = None
         self._disconnected = False  # connection_lost has come
         self._paused = False
+        self._stall_check: asyncio.TimerHandle | None = None  # while paused (see _watch_stall)
         self._reading_paused = False  # a stream's consumer is behind (see STREAM_BACKLOG)
         self._drained: asyncio.Future[None] | None = None
         self._outbox: list[bytes] | None = None  # frames to write together, soon
@@ -146,6 +147,9 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             self._timer = None
         self._deadlines.armed = math.inf  # no timer runs now
         self._keepalive_at = math.inf
+        if self._stall_check is not None:
+            self._stall_check.cancel()
+            self._stall_check = None
         self._disconnected = True
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
@@ -154,10 +158,34 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
 
     def pause_writing(self) -> None:
         self._paused = True
+        self._watch_stall(self._buffered())
 
     def resume_writing(self) -> None:
         self._paused = False
+        if self._stall_check is not None:
+            self._stall_check.cancel()
+            self._stall_check = None
         self._resume()
+
+    def _buffered(self) -> int:
+        return self._transport.get_write_buffer_size() if self._transport is not None else 0
+
+    def _watch_stall(self, buffered: int) -> None:
+        """While writing is paused, look every ``WRITE_STALL_LIMIT``: a buffer that did not
+        shrink meanwhile means the peer is not reading, and the connection fails as a
+        stalled write does on every transport (:func:`calls.write_stalled`), whatever
+        the calls' own timeouts."""
+        self._stall_check = self._loop.call_later(calls.WRITE_STALL_LIMIT, self._check_stall, buffered)
+
+    def _check_stall(self, before: int) -> None:
+        self._stall_check = None
+        if not self._paused or self._table.failure is not None:
+            return
+        now = self._buffered()
+        if now < before:
+            self._watch_stall(now)
+            return
+        self._perform_now(procedure.Teardown(self._table.fail(calls.write_stalled())))
 
     def _resume(self) -> None:
         """Wake a caller waiting for the socket to drain (or for the news that it never will)."""

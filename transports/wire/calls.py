@@ -156,6 +156,14 @@ def cancelled() -> CallCancelled:
     return CallCancelled("the call was cancelled")
 
 
+def cancelled_before_sent() -> CallCancelled:
+    return CallCancelled("the call was cancelled before it was sent")
+
+
+def cancelled_while_sent() -> CallCancelled:
+    return CallCancelled("the call was cancelled while its request was written")
+
+
 def connect_failed(host: str, port: int, exc: BaseException) -> ConnectError:
     """A failure to open the socket (TCP or TLS) as the one error every transport raises."""
     if isinstance(exc, ConnectError):

@@ -1,0 +1,51 @@
+"""Lets another thread abandon a blocking call, e.g. when its awaiter is cancelled.
+
+The emulation runs each blocking call on a worker and hands the call's
+:class:`CallHandle` to the awaiting task; when that task is cancelled, the loop
+calls :meth:`CallHandle.cancel` and the worker returns promptly with
+CallCancelled instead of holding its thread until the answer or the timeout
+(its connection's reader looks up every 50 ms:
+:class:`transports.emulation.reader_thread_connection.ReaderThreadConnection`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from transports.blocking.connection import BlockingConnection, LiveCall
+
+
+class CallHandle:
+    """Meets :class:`transports.blocking.connection.Handle`."""
+
+    __slots__ = ("_call", "_cancelled", "_conn", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn: BlockingConnection | None = None
+        self._call: LiveCall | None = None
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def bind(self, conn: BlockingConnection, call: LiveCall) -> bool:
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._conn, self._call = conn, call
+            return True
+
+    def release(self) -> None:
+        """The call is over: a later ``cancel`` must not touch it."""
+        with self._lock:
+            self._conn = self._call = None
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            conn, call = self._conn, self._call
+            self._conn = self._call = None
+        if conn is not None and call is not None:
+            conn.cancel(call)
