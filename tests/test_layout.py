@@ -42,7 +42,7 @@ def test_the_client_policy_imports_only_the_wire() -> None:
 
 
 def copy_of_the_faces(tmp_path: Path) -> Path:
-    for source, (target, _) in unasync.FILES.items():
+    for source, (target, _, _) in unasync.FILES.items():
         for path in (source, target):
             (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / path, tmp_path / path)
@@ -75,6 +75,17 @@ def test_check_fails_when_the_source_is_edited_without_regenerating(tmp_path: Pa
 def test_check_fails_on_a_substitution_that_matches_nothing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(unasync, "SUBSTITUTIONS", [*unasync.SUBSTITUTIONS, (r"\bAsyncNothing\b", "X")])
+    monkeypatch.setitem(unasync.FILES, "transports/async_driver.py", (
+        *unasync.FILES["transports/async_driver.py"][:2], [*unasync.DRIVER, (r"\bAsyncNothing\b", "X")]
+    ))
     assert unasync.main(["--check"]) == 1
-    assert "matched nothing" in capsys.readouterr().err
+    assert "transports/async_driver.py: the substitution '\\\\bAsyncNothing\\\\b' matched nothing" in (
+        capsys.readouterr().err
+    )
+
+
+def test_check_fails_when_the_generated_driver_is_edited_by_hand(tmp_path: Path) -> None:
+    root = copy_of_the_faces(tmp_path)
+    generated = root / "transports/blocking/driver.py"
+    generated.write_text(generated.read_text().replace("error = procedure.Left()", "pass"))
+    assert unasync.main(["--check", "--root", str(root)]) == 1

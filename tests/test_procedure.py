@@ -166,9 +166,9 @@ def test_an_interrupted_wait_gives_the_call_up_and_raises_the_interrupt(interrup
     assert type(wait) is Await and wait.call.done and wait.call.abandoned
 
 
-def test_an_announced_call_can_be_abandoned_once_its_request_left() -> None:
+def test_a_begun_call_can_be_abandoned_once_its_request_left() -> None:
     table = open_table()
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, announce=True)
+    steps = procedure.begin(table, CallKind.UNARY, "echo", b"", FAR, None)
     step(steps)
     started = step(steps)
     assert type(started) is Started
@@ -176,6 +176,16 @@ def test_an_announced_call_can_be_abandoned_once_its_request_left() -> None:
     assert type(cancel) is Control and kinds(cancel.data) == [FrameKind.CANCEL]
     with pytest.raises(CallCancelled):
         step(steps)
+
+
+def test_a_begun_call_not_abandoned_is_returned_for_its_answer_to_come_elsewhere() -> None:
+    table = open_table()
+    sent: list[int] = []
+    steps = procedure.begin(table, CallKind.UNARY, "echo", b"", FAR, sent, waiter=None)
+    step(steps)
+    assert type(step(steps)) is Started
+    call = finish(steps)
+    assert sent == [call.id] and not call.done and table.in_flight == 1
 
 
 def test_an_answer_that_came_while_writing_ends_the_call_without_a_wait() -> None:

@@ -25,12 +25,12 @@ def step_here(steps: Generator[Effect, None, Any], error: BaseException | None) 
     return steps.send(None) if error is None else steps.throw(error)
 
 
-async def run(steps: Generator[Effect, None, R], perform: Perform) -> R:
+async def run(steps: Generator[Effect, None, R], perform: Perform, step: Step = step_here) -> R:
     """Run a procedure to its end; what it returns."""
     error: BaseException | None = None
     while True:
         try:
-            effect = steps.send(None) if error is None else steps.throw(error)
+            effect = step(steps, error)
         except StopIteration as end:
             return end.value  # type: ignore[no-any-return]
         error = None
@@ -44,7 +44,7 @@ async def stream_items(
     steps: Generator[Effect, None, None], perform: Perform, decode: Callable[[bytes], T],
     step: Step = step_here,
 ) -> AsyncGenerator[T, None]:
-    """A stream's procedure as the consumer's async iterator: each ``Item`` decoded and
+    """A stream's procedure as its consumer's iterator: each ``Item`` decoded and
     yielded; a consumer leaving early is thrown in as :class:`procedure.Left`."""
     error: BaseException | None = None
     while True:

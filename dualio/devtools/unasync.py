@@ -1,4 +1,5 @@
-"""Generate the blocking face's service methods from the async face's.
+"""Generate the blocking twins of async code: the face's service methods, and the loop
+that runs a call's procedure.
 
     python -m dualio.devtools.unasync          # rewrite the generated files
     python -m dualio.devtools.unasync --check  # exit 1 if a generated file differs from
@@ -19,7 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SUBSTITUTIONS: list[tuple[str, str]] = [
+Substitutions = list[tuple[str, str]]
+
+FACE: Substitutions = [
     (r"\bawait (\w+)\.aclose\(\)", r"\1.close()"),
     (r"\basync for\b", "for"),
     (r"\basync def\b", "def"),
@@ -28,27 +31,42 @@ SUBSTITUTIONS: list[tuple[str, str]] = [
     (r"\bAsyncTransport\b", "BlockingTransport"),
     (r"\bAsyncIterator\b", "Iterator"),
 ]
+DRIVER: Substitutions = [
+    (r"\bAsyncGenerator, Awaitable, ", ""),
+    (r"\bAsyncGenerator\[(\w+), None\]", r"Generator[\1, None, None]"),
+    (r"\bAwaitable\[None\]", "None"),
+    (r"\basync def\b", "def"),
+    (r"\bawait ", ""),
+]
 
-# source -> generated; the generated file's docstring replaces the source's.
-FILES: dict[str, tuple[str, str]] = {
+# source -> generated, with its docstring (which replaces the source's) and its substitutions
+FILES: dict[str, tuple[str, str, Substitutions]] = {
     "dualio/service_methods.py": (
         "dualio_sync/service_methods.py",
         '"""The service methods of the blocking face.\n\n'
         "GENERATED from dualio/service_methods.py by dualio/devtools/unasync.py: do not edit.\n"
         'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
+        FACE,
+    ),
+    "transports/async_driver.py": (
+        "transports/blocking/driver.py",
+        '"""Running a call\'s procedure (:mod:`transports.wire.procedure`) from a thread.\n\n'
+        "GENERATED from transports/async_driver.py by dualio/devtools/unasync.py: do not edit.\n"
+        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
+        DRIVER,
     ),
 }
 
 _DOCSTRING = re.compile(r'\A""".*?"""\n', re.DOTALL)
 
 
-def generate(source: str, docstring: str) -> tuple[str, list[str]]:
+def generate(source: str, docstring: str, substitutions: Substitutions = FACE) -> tuple[str, list[str]]:
     """The generated text, and the substitutions that matched nothing."""
     body, found = _DOCSTRING.subn("", source, count=1)
     if not found:
         raise SystemExit("the source must start with a module docstring")
     unused = []
-    for pattern, replacement in SUBSTITUTIONS:
+    for pattern, replacement in substitutions:
         body, count = re.subn(pattern, replacement, body)
         if count == 0:
             unused.append(pattern)
@@ -61,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
     args = parser.parse_args(argv)
     failed = False
-    for source_name, (target_name, docstring) in FILES.items():
+    for source_name, (target_name, docstring, substitutions) in FILES.items():
         source, target = args.root / source_name, args.root / target_name
-        generated, unused = generate(source.read_text(), docstring)
+        generated, unused = generate(source.read_text(), docstring, substitutions)
         for pattern in unused:
             print(f"{source_name}: the substitution {pattern!r} matched nothing", file=sys.stderr)
             failed = True

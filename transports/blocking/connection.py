@@ -17,6 +17,7 @@ table's (:mod:`transports.wire.calls`), what a call does is the procedure's
 
 from __future__ import annotations
 
+import functools
 import logging
 import select
 import selectors
@@ -28,6 +29,7 @@ from collections.abc import Callable, Generator
 from threading import get_ident
 from typing import Any, Protocol, Self, TypeVar
 
+from transports.blocking import driver
 from transports.blocking.dialing import Connecting, open_socket
 from transports.pending_input import PendingInput
 from transports.policy.connect_options import ConnectOptions
@@ -213,36 +215,14 @@ class BlockingConnection(OnCallTable[Any]):
                 handle.release()
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, handle: Handle | None = None,
-        sent: list[int] | None = None,
+        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items of a stream as they arrive; ``timeout`` bounds the wait for each item.
 
         Leaving the loop early cancels the stream on the server.
         """
-        if handle is not None:
-            _check_not_cancelled(handle)
-        steps = procedure.stream(self._table, op.method, op.args, timeout, sent, announce=handle is not None)
-        error: BaseException | None = None
-        try:
-            while True:
-                try:
-                    effect = self.step(steps, error)
-                except StopIteration:
-                    return
-                error = None
-                try:
-                    if type(effect) is procedure.Item:
-                        yield op.decode_item(effect.payload)
-                    else:
-                        self.perform(effect, handle)
-                except GeneratorExit:
-                    error = procedure.Left()
-                except BaseException as exc:
-                    error = exc
-        finally:
-            if handle is not None:
-                handle.release()
+        steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
+        return driver.stream_items(steps, self.perform, op.decode_item, self.step)
 
     def stream_items(self, call: LiveCall, timeout: float | None) -> Generator[procedure.Effect, None, None]:
         """The procedure that takes a stream's items (:func:`procedure.items`), for a driver
@@ -258,18 +238,9 @@ class BlockingConnection(OnCallTable[Any]):
     # -- the driver -----------------------------------------------------------------
 
     def _drive(self, steps: Generator[procedure.Effect, None, R], handle: Handle | None = None) -> R:
-        """Run a procedure to its end, performing its effects; what it returns."""
-        error: BaseException | None = None
-        while True:
-            try:
-                effect = self.step(steps, error)
-            except StopIteration as end:
-                return end.value  # type: ignore[no-any-return]
-            error = None
-            try:
-                self.perform(effect, handle)
-            except BaseException as exc:
-                error = exc
+        """Run a procedure to its end (from this thread), performing its effects."""
+        perform = self.perform if handle is None else functools.partial(self.perform, handle=handle)
+        return driver.run(steps, perform, self.step)
 
     def step(
         self, steps: Generator[procedure.Effect, None, Any], error: BaseException | None

@@ -34,8 +34,8 @@ with ``throw(error)`` when performing it failed:
 ``Item(payload)``
     Hand this stream item to the consumer (streams only).
 ``Started(call)``
-    The request of ``call`` is on the wire (only when asked for: the emulation
-    binds its cancel handle to the call here; raise to give the call up).
+    The request of ``call`` is on the wire (:func:`begin` only: the emulation binds
+    its cancel handle to the call here; raise to give the call up).
 
 A driver runs each step (``send``/``throw``) where it may touch the call table: on
 its loop, or under the lock that guards the table. Effects run outside that lock.
@@ -228,12 +228,11 @@ def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, 
 
 def roundtrip(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
-    sent: list[int] | None = None, announce: bool = False,
+    sent: list[int] | None = None,
 ) -> Generator[Effect, None, CallState[W]]:
     """A unary call or a PING: send, wait for the final frame by ``until``; returns the
-    call, whose :meth:`CallState.outcome` is the answer. ``announce`` yields
-    ``Started`` once the request left."""
-    call = yield from (begin if announce else start)(table, kind, method, args, until, sent)
+    call, whose :meth:`CallState.outcome` is the answer."""
+    call = yield from start(table, kind, method, args, until, sent)
     return (yield from answer(table, call, until))
 
 
@@ -252,13 +251,10 @@ def answer(table: CallTable[W], call: CallState[W], until: float) -> Generator[E
 
 
 def stream(
-    table: CallTable[W], method: str, args: bytes, timeout: float | None,
-    sent: list[int] | None = None, announce: bool = False,
+    table: CallTable[W], method: str, args: bytes, timeout: float | None, sent: list[int] | None = None,
 ) -> Generator[Effect, None, None]:
     """A stream: send its request, then :func:`items`."""
-    call = yield from (begin if announce else start)(
-        table, CallKind.STREAM, method, args, calls.deadline(timeout), sent
-    )
+    call = yield from start(table, CallKind.STREAM, method, args, calls.deadline(timeout), sent)
     yield from items(table, call, timeout)
 
 

@@ -1,0 +1,61 @@
+"""Running a call's procedure (:mod:`transports.wire.procedure`) from a thread.
+
+GENERATED from transports/async_driver.py by dualio/devtools/unasync.py: do not edit.
+Edit the source, then run ``python -m dualio.devtools.unasync``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar
+
+from transports.wire import procedure
+from transports.wire.procedure import Effect
+
+T = TypeVar("T")
+R = TypeVar("R")
+Perform = Callable[[Effect], None]
+Step = Callable[[Generator[Effect, None, Any], BaseException | None], Effect]
+
+
+def step_here(steps: Generator[Effect, None, Any], error: BaseException | None) -> Effect:
+    return steps.send(None) if error is None else steps.throw(error)
+
+
+def run(steps: Generator[Effect, None, R], perform: Perform, step: Step = step_here) -> R:
+    """Run a procedure to its end; what it returns."""
+    error: BaseException | None = None
+    while True:
+        try:
+            effect = step(steps, error)
+        except StopIteration as end:
+            return end.value  # type: ignore[no-any-return]
+        error = None
+        try:
+            perform(effect)
+        except BaseException as exc:
+            error = exc
+
+
+def stream_items(
+    steps: Generator[Effect, None, None], perform: Perform, decode: Callable[[bytes], T],
+    step: Step = step_here,
+) -> Generator[T, None, None]:
+    """A stream's procedure as its consumer's iterator: each ``Item`` decoded and
+    yielded; a consumer leaving early is thrown in as :class:`procedure.Left`."""
+    error: BaseException | None = None
+    while True:
+        try:
+            effect = step(steps, error)
+        except StopIteration:
+            return
+        error = None
+        try:
+            if type(effect) is procedure.Item:
+                yield decode(effect.payload)
+            else:
+                perform(effect)
+        except GeneratorExit:
+            error = procedure.Left()
+        except BaseException as exc:
+            error = exc
