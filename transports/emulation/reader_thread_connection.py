@@ -105,7 +105,7 @@ class ReaderThreadConnection(BlockingConnection):
 
     def _wake(self, call: LiveCall) -> None:
         """The table's wake, which also queues a callback-style call's callbacks."""
-        super()._wake(call)
+        BlockingConnection._wake(self, call)  # not super(): this runs once per answer
         completion = call.waiter
         if completion is None:
             return
