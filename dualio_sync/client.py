@@ -44,7 +44,7 @@ class Client(ServiceMethods, FromUrl):
 
     ``transport="blocking"`` (default) reads and writes the socket from the calling
     threads, with no thread of its own. ``transport="portal"`` runs the native asyncio
-    transport on an event loop thread of the client's own (one thread per connection),
+    transport on an event loop thread that every portal client of the process shares,
     and every call hops to that thread and back; see docs/architecture.md.
 
     ``timeout`` is the default for every call (``None``: wait forever); each

@@ -2,8 +2,8 @@
 
 What every transport does is stated by the contract suite (tests/contract/), which runs
 the portal too. Here: a call from the portal's own loop thread, a closed portal, a fork,
-the one thread each connection owns (and nothing left of it after close), an interrupted
-wait, and many threads sharing one portal client.
+the one loop thread every portal client of a process shares (close joins none), an
+interrupted wait, many threads sharing one portal client, and a thousand clients.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def test_after_close_a_portal_raises_what_the_blocking_transport_raises(server: 
     blocking = _after_close(BlockingConnection.connect(options))
     portal = PortalConnection.connect(options)
     assert _after_close(portal) == blocking
-    assert portal.closed and not portal.thread.is_alive()
+    assert portal.closed and portal.thread.is_alive()  # the shared loop thread serves the others
 
 
 def test_a_closed_portal_client_raises_closed_error(server: ServerProcess) -> None:
@@ -151,51 +151,89 @@ def test_a_closed_portal_client_raises_closed_error(server: ServerProcess) -> No
 # -- threads ----------------------------------------------------------------------------------
 
 
-def test_one_thread_per_connection_and_none_left_after_a_timeout_and_close(server: ServerProcess) -> None:
+def test_every_portal_client_shares_one_loop_thread_and_close_joins_none(server: ServerProcess) -> None:
     before = set(threading.enumerate())
     client = Client(*server.address, transport="portal", timeout=5)
+    other = Client(*server.address, transport="portal", timeout=5)
     conn = portal_of(client)
-    assert set(threading.enumerate()) - before == {conn.thread}
+    assert portal_of(other).thread is conn.thread and portal_threads() == {conn.thread}
+    assert set(threading.enumerate()) - before <= {conn.thread}
     started = time.monotonic()
     with pytest.raises(DualioTimeout):
         client.sleep(2, timeout=0.2)
     assert 0.19 <= time.monotonic() - started < 0.2 + PROMPT
     # The call was given up on the wire: the server stops sleeping (CANCEL), its late
-    # answer is dropped, and the connection and its one thread go on.
+    # answer is dropped, and the connection goes on.
     assert in_flight_drops_to_zero(client)
     until = time.monotonic() + PROMPT
     while conn.dropped < 1 and time.monotonic() < until:
         time.sleep(0.01)
     assert conn.dropped == 1
     assert client.echo(b"usable") == b"usable"
-    assert client._conn is conn and set(threading.enumerate()) - before == {conn.thread}
+    started = time.monotonic()
     client.close()
-    assert not conn.thread.is_alive()
-    assert set(threading.enumerate()) - before == set()
+    assert time.monotonic() - started < PROMPT and conn.closed
+    assert other.echo(b"the other goes on") == b"the other goes on"  # on the same loop thread
+    other.close()
+    assert conn.thread.is_alive() and set(threading.enumerate()) - before <= {conn.thread}
 
 
-def test_a_failed_connect_leaves_no_thread() -> None:
+def test_a_failed_connect_leaves_no_thread_but_the_shared_loop() -> None:
     before = set(threading.enumerate())
     with pytest.raises(ConnectError):
         Client("127.0.0.1", 1, transport="portal", connect_timeout=2)  # nothing listens on port 1
-    assert set(threading.enumerate()) - before == set()
+    assert set(threading.enumerate()) - before <= portal_threads() and len(portal_threads()) == 1
 
 
-def test_a_portal_client_dropped_unclosed_stops_its_thread(server: ServerProcess) -> None:
+def test_a_portal_client_dropped_unclosed_is_closed_on_the_loop(server: ServerProcess) -> None:
     client = Client(*server.address, transport="portal")
-    thread = portal_of(client).thread
+    conn = portal_of(client)._conn
     gone = weakref.ref(portal_of(client))
     del client
     gc.collect()
     assert gone() is None
-    thread.join(5)
-    assert not thread.is_alive()
+    until = time.monotonic() + 5
+    while not conn.closed and time.monotonic() < until:
+        time.sleep(0.01)
+    assert conn.closed
+
+
+def test_a_thousand_portal_clients_from_a_thousand_threads_share_one_loop_thread(
+    server: ServerProcess,
+) -> None:
+    """Each thread opens a client, calls once and closes it, all at once: no thread or file
+    per client beyond its socket (the loop thread is the process's one)."""
+    count = 1000
+    barrier = threading.Barrier(count)
+    answers: list[bytes] = []
+    errors: list[BaseException] = []
+    peak_portal_threads = 0
+
+    def run(n: int) -> None:
+        nonlocal peak_portal_threads
+        try:
+            barrier.wait(30)
+            with Client(*server.address, transport="portal", timeout=30, connect_timeout=30) as client:
+                answers.append(client.echo(b"%d" % n))
+                peak_portal_threads = max(peak_portal_threads, len(portal_threads()))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    took = time.monotonic() - started
+    assert errors == [] and sorted(answers) == sorted(b"%d" % n for n in range(count))
+    assert peak_portal_threads == 1 and len(portal_threads()) == 1
+    print(f"\n{count} portal clients opened, called and closed from {count} threads in {took:.2f} s")
 
 
 def test_fifty_threads_sharing_one_portal_client_each_get_their_own_answers(
     server: ServerProcess,
 ) -> None:
-    before = portal_threads()
     wrong: list[str] = []
     errors: list[BaseException] = []
     with Client(*server.address, transport="portal", timeout=10) as client:
@@ -225,9 +263,9 @@ def test_fifty_threads_sharing_one_portal_client_each_get_their_own_answers(
         for thread in threads:
             thread.join(30)
         assert not any(thread.is_alive() for thread in threads)
-        assert len(portal_threads() - before) == 1  # fifty callers, one loop thread
+        assert len(portal_threads()) == 1  # fifty callers, one loop thread
     assert errors == [] and wrong == []
-    assert portal_threads() == before
+    assert len(portal_threads()) == 1  # closing the client leaves the shared loop thread serving
 
 
 # -- an interrupted wait ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from dualio.server.config import ServerConfig
 from dualio_sync.client import Client
 from transports.emulation.emulated_connection import EmulatedConnection, Strategy
 from transports.emulation.reader_thread_connection import ReaderThreadConnection
+from transports.portal import loop_thread
 from transports.portal.connection import PortalConnection
 from transports.portal.loop_thread import LoopThread
 from transports.running_loop import LoopHandle
@@ -216,8 +217,8 @@ def portal_raw(calls: int, clock: Clock) -> float:
 
 
 def portal_dualio(calls: int, clock: Clock) -> float:
-    """``Client(transport="portal").echo``."""
-    portal = LoopThread()
+    """``Client(transport="portal").echo``, on the process's portal loop thread."""
+    portal = loop_thread.shared()
     made = portal.submit(asyncio_connection())
     assert made is not None
     client = Client("fake", 1, lazy=True, transport="portal")

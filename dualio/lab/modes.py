@@ -248,9 +248,9 @@ def all_modes(workers: int | None = None) -> list[Mode]:
     modes = [
         Mode("sync", "sync", "one thread, one call at a time", backend=""),
         Mode("threads", "threads", "a thread and a connection per concurrent call", backend=""),
-        Mode("portal", "sync", "as sync, each call run on the client's own event-loop thread",
+        Mode("portal", "sync", "as sync, each call run on the process's portal event-loop thread",
              backend="", client_options={"transport": "portal"}),
-        Mode("portal-threads", "threads", "as threads, each connection with its own event-loop thread",
+        Mode("portal-threads", "threads", "as threads, every connection on the one portal event-loop thread",
              backend="", client_options={"transport": "portal"}),
         Mode("emulated-pool", "emulated", f"round trip on the default executor (W={w})",
              workers=w, client_options={"transport": "emulated", "emulation": "pool"}),

@@ -2,20 +2,23 @@
 an event loop of its own thread (as anyio's ``BlockingPortal`` or Modal's synchronicity
 offer an async library to blocking code).
 
-Each ``PortalConnection`` owns one thread running one asyncio loop, and one
-``AsyncioConnection`` on it. A call from any thread is submitted to that loop and waited
-for on a concurrent future. The native transport's own timeout is the one that counts; the
-waiting thread gives up a little later (``BACKSTOP``) only if the loop never answered.
+Every ``PortalConnection`` of a process lives on one shared thread running one asyncio
+loop (:func:`loop_thread.shared`), as one ``AsyncioConnection`` on it. A call from any
+thread is submitted to that loop and waited for on a concurrent future. The native
+transport's own timeout is the one that counts; the waiting thread gives up a little
+later (``BACKSTOP``) only if the loop never answered.
 A wait that ends early (that backstop, a KeyboardInterrupt) cancels the call on the loop,
 which abandons its id as a cancelled task does: CANCEL is sent, the late answer dropped.
 
 A stream is pulled one item at a time through the loop; leaving it early closes the
 async generator on the loop, which cancels the stream on the server.
 
-What it costs: one thread per connection, and a hop to the loop thread and back for
-every call and every stream item. Calling it from its own loop thread would wait for the
-thread it blocks, so that raises UsageError. Across ``fork()`` the thread stays in the
-parent: the child only lets go of its copies of the descriptors (``forget``).
+What it costs: one thread per process, whatever the number of clients, and a hop to the
+loop thread and back for every call and every stream item. Closing a client closes its
+connection on the loop and joins no thread. Calling it from the loop thread would wait
+for the thread it blocks, so that raises UsageError. Across ``fork()`` the thread stays
+in the parent: the child only lets go of its copies of the descriptors (``forget``), and
+its own clients get a loop thread of the child's.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from transports import forks
 from transports.blocking.dialing import Connecting
 from transports.native.asyncio_connection import AsyncioConnection
 from transports.policy.connect_options import ConnectOptions
+from transports.portal import loop_thread
 from transports.portal.loop_thread import LoopThread
 from transports.wire import calls, methods
 from transports.wire.errors import DualioError, UsageError
@@ -42,6 +46,7 @@ BACKSTOP = 0.25
 """Seconds a waiting thread allows beyond a call's own timeout before it gives the call up."""
 _LOOK_UP = 0.05  # a connect that close() may stop looks at it this often
 _STREAM_CLOSE = 1.0  # at most this long to close a stream left early
+_CLOSE_WAIT = 2.0  # at most this long for the loop to close a connection (its goodbye: 1 s)
 
 
 class _End:
@@ -69,10 +74,28 @@ def _backstop(timeout: float | None) -> float | None:
     return None if timeout is None else timeout + BACKSTOP
 
 
-def _stop_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
-    """A connection dropped without close(): close it and stop its thread, without waiting."""
-    if portal.born == forks.generation:
-        portal.stop(conn.aclose, join=False)
+def _close_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
+    """A connection dropped without close(): close it on the loop, without waiting."""
+    if portal.open:
+        portal.submit(conn.aclose())
+
+
+def _on_loop_thread() -> UsageError:
+    return UsageError(
+        "a Client with transport='portal' was called from its own event loop thread, "
+        "which would wait for itself: call it from another thread, or use AsyncClient "
+        "on that loop"
+    )
+
+
+def _close_if_made(portal: LoopThread) -> Callable[[futures.Future[AsyncioConnection]], None]:
+    """For a connect given up by its waiter: a connection it made anyway is closed on the loop."""
+
+    def close(future: futures.Future[AsyncioConnection]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            portal.submit(future.result().aclose())
+
+    return close
 
 
 class PortalConnection:
@@ -81,23 +104,24 @@ class PortalConnection:
     def __init__(self, portal: LoopThread, conn: AsyncioConnection) -> None:
         self._portal = portal
         self._conn = conn
-        self._unclosed = weakref.finalize(self, _stop_unclosed, portal, conn)
+        self._unclosed = weakref.finalize(self, _close_unclosed, portal, conn)
         self._unclosed.atexit = False
 
     @classmethod
     def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> PortalConnection:
-        """Start the loop thread, connect and handshake on it within
+        """Connect and handshake on the shared loop thread (started if need be) within
         ``options.connect_timeout``; ``attempt`` lets another thread stop it (``Client.close``)."""
-        portal = LoopThread()
-        future: futures.Future[AsyncioConnection] | None = None
+        portal = loop_thread.shared()
+        if portal.on_loop_thread():
+            raise _on_loop_thread()
+        future = portal.submit(AsyncioConnection.connect(options))
+        if future is None:  # the interpreter is exiting
+            stopped = RuntimeError("the portal's event loop has stopped")
+            raise calls.connect_failed(options.host, options.port, stopped)
         try:
-            future = portal.submit(AsyncioConnection.connect(options))
-            assert future is not None  # a new loop accepts work
             conn = cls._connected(future, options, attempt)
         except BaseException:
-            made = (future is not None and future.done() and not future.cancelled()
-                    and future.exception() is None)
-            portal.stop(future.result().aclose if made and future else None)  # one made anyway: closed
+            future.add_done_callback(_close_if_made(portal))
             raise
         return cls(portal, conn)
 
@@ -188,11 +212,7 @@ class PortalConnection:
         """UsageError when called from the loop's own thread, or in a forked child."""
         portal = self._portal
         if portal.on_loop_thread():
-            raise UsageError(
-                "a Client with transport='portal' was called from its own event loop thread, "
-                "which would wait for itself: call it from another thread, or use AsyncClient "
-                "on that loop"
-            )
+            raise _on_loop_thread()
         if portal.born != forks.generation:
             raise UsageError(
                 "this connection was made before os.fork(): its event loop thread exists only "
@@ -221,7 +241,7 @@ class PortalConnection:
 
     @property
     def thread(self) -> threading.Thread:
-        """The thread that runs the loop (one per connection)."""
+        """The thread that runs the loop (one per process, shared by every portal client)."""
         return self._portal.thread
 
     @property
@@ -232,14 +252,20 @@ class PortalConnection:
     # -- closing ----------------------------------------------------------------
 
     def close(self) -> None:
-        """Say goodbye and fail what is still waiting with ClosedError (on the loop), then
-        stop the loop and join its thread (at most ``loop_thread.JOIN_TIMEOUT``). Idempotent."""
+        """Say goodbye and fail what is still waiting with ClosedError, on the loop, waiting
+        at most ``_CLOSE_WAIT`` for it; the loop thread goes on serving the others. Idempotent."""
         if self._portal.born != forks.generation:
             self.forget()
             return
         self.check_thread()
         self._unclosed.detach()
-        self._portal.stop(self._conn.aclose)
+        future = self._portal.submit(self._conn.aclose())
+        if future is None:
+            return  # the interpreter is exiting: the loop closes what is left
+        try:
+            LoopThread.wait(future, _CLOSE_WAIT, calls.call_timeout)
+        except (DualioError, futures.CancelledError):
+            pass  # the connection is failed on the loop meanwhile; nothing more to wait for
 
     def forget(self) -> None:
         """Drop a connection inherited across ``fork()``: let go of this process's copies of

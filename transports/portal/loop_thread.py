@@ -8,11 +8,16 @@ cancels what is left, stops the loop and joins the thread, within a bounded time
 A thread must never wait here for work of the loop it is running on: the work would
 wait for the very thread that waits for it. :meth:`LoopThread.on_loop_thread` lets a
 caller refuse that first.
+
+:func:`shared` is the one loop thread of a process that every portal client uses:
+started on first use (again in a forked child, which never touches its parent's), and
+stopped when the interpreter exits, within ``EXIT_JOIN``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import selectors
@@ -29,6 +34,8 @@ log = logging.getLogger("dualio.transport")
 
 JOIN_TIMEOUT = 5.0
 """How long ``stop`` waits for the thread to end."""
+EXIT_JOIN = 1.0
+"""How long the interpreter's exit waits for the shared loop thread to end."""
 _CANCEL_GRACE = 2.0  # tasks left when the loop stops get this long to finish being cancelled
 
 
@@ -59,6 +66,11 @@ class LoopThread:
     def thread(self) -> threading.Thread:
         return self._thread
 
+    @property
+    def open(self) -> bool:
+        """Whether it still takes work (not stopping, not inherited across a fork)."""
+        return self._open and self.born == forks.generation
+
     def on_loop_thread(self) -> bool:
         return threading.get_ident() == self.ident
 
@@ -87,7 +99,10 @@ class LoopThread:
             future.cancel()  # nothing once it is done; else the interrupted wait gives it up
             raise
 
-    def stop(self, last: Callable[[], Awaitable[None]] | None = None, *, join: bool = True) -> bool:
+    def stop(
+        self, last: Callable[[], Awaitable[None]] | None = None, *, join: bool = True,
+        join_timeout: float = JOIN_TIMEOUT,
+    ) -> bool:
         """Run ``last()`` on the loop, cancel the tasks still running, close the async
         generators, stop the loop and (with ``join``, from another thread) wait up to
         JOIN_TIMEOUT for the thread to end. Later submissions get None. False when
@@ -98,9 +113,9 @@ class LoopThread:
             self._open = False
             asyncio.run_coroutine_threadsafe(self._finish(last), self.loop)
         if join and not self.on_loop_thread():
-            self._thread.join(JOIN_TIMEOUT)
+            self._thread.join(join_timeout)
             if self._thread.is_alive():
-                log.warning("the portal's event loop thread did not end within %.0f s", JOIN_TIMEOUT)
+                log.warning("the portal's event loop thread did not end within %g s", join_timeout)
         return True
 
     async def _finish(self, last: Callable[[], Awaitable[None]] | None) -> None:
@@ -139,3 +154,33 @@ class LoopThread:
                 os.dup2(null, fd)
         finally:
             os.close(null)
+
+
+_shared: LoopThread | None = None
+_shared_lock = threading.Lock()
+_shared_generation = 0  # the process generation _shared_lock was made in
+
+
+def shared() -> LoopThread:
+    """The process's portal loop thread, started on first use. In a forked child the
+    parent's is left alone (its thread does not exist there) and the child gets its own."""
+    global _shared, _shared_lock, _shared_generation
+    portal = _shared
+    if portal is not None and portal.open:
+        return portal
+    if _shared_generation != forks.generation:  # the parent's lock may have been held at the fork
+        _shared_lock, _shared_generation = threading.Lock(), forks.generation
+    with _shared_lock:
+        portal = _shared
+        if portal is None or not portal.open:
+            portal = _shared = LoopThread("dualio-portal")
+        return portal
+
+
+def _stop_shared() -> None:
+    portal = _shared
+    if portal is not None and portal.open:
+        portal.stop(join_timeout=EXIT_JOIN)
+
+
+atexit.register(_stop_shared)
