@@ -94,13 +94,15 @@ def test_the_transport_is_an_attribute(server: ServerProcess) -> None:
 
 
 def test_a_call_from_the_portals_own_loop_thread_is_a_usage_error(server: ServerProcess) -> None:
-    with Client(*server.address, transport="portal", timeout=5) as client:
+    with Client(*server.address, transport="portal", timeout=5) as client, \
+            Client(*server.address, transport="portal", timeout=5) as other:
         conn = portal_of(client)
         attempts: dict[str, Callable[[], object]] = {
             "echo": lambda: client.echo(b"x"),
             "ping": client.ping,
             "words": lambda: list(client.words(3)),
             "close": client.close,
+            "a new client": lambda: Client(*server.address, transport="portal", timeout=5),
         }
         for name, attempt in attempts.items():
             started = time.monotonic()
@@ -110,7 +112,26 @@ def test_a_call_from_the_portals_own_loop_thread_is_a_usage_error(server: Server
             assert time.monotonic() - started < PROMPT, name  # refused at once, not a deadlock
         assert not client.closed  # the refused close() closed nothing
         assert client.echo(b"from another thread") == b"from another thread"
+        assert other.echo(b"the shared loop serves the others") == b"the shared loop serves the others"
     assert client.closed
+
+
+def test_a_client_stuck_on_an_unread_stream_never_delays_another_clients_calls(
+    server: ServerProcess,
+) -> None:
+    """One loop thread for every client: a stream whose consumer stopped taking items holds
+    its own connection (its reading pauses at STREAM_BACKLOG), never the loop."""
+    with Client(*server.address, transport="portal", timeout=10) as stuck, \
+            Client(*server.address, transport="portal", timeout=10) as other:
+        items = stuck.words(200_000)
+        next(items)  # the stream runs; nobody takes the rest
+        time.sleep(0.3)  # its backlog fills meanwhile
+        started = time.monotonic()
+        for n in range(50):
+            assert other.echo(b"%d" % n) == b"%d" % n
+        assert time.monotonic() - started < 2.0  # 50 round trips: milliseconds, not a stall
+        items.close()
+        assert stuck.echo(b"after") == b"after"
 
 
 # -- closed -----------------------------------------------------------------------------------
@@ -289,6 +310,8 @@ def test_an_interrupted_call_is_given_up_and_the_connection_stays_usable(server:
             assert in_flight_drops_to_zero(client)
             assert client.echo(b"after ctrl-c") == b"after ctrl-c"
             assert not client.closed and client._conn is conn
+            with Client(*server.address, transport="portal", timeout=5) as other:
+                assert other.echo(b"the loop serves") == b"the loop serves"
     finally:
         signal.signal(signal.SIGINT, previous)
 
