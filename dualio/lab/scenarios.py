@@ -11,8 +11,9 @@ from dualio.lab.operations import Blob, Echo, Operation, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
 from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, SETUPS
 
-PORTAL_FDS = 4
-"""Open files of one portal client: its socket, its loop's selector and wake-up pipe."""
+PORTAL_FDS = 1
+"""Open files of one portal client: its socket (the loop thread, its selector and wake-up
+pipe are the process's one)."""
 
 
 def open_files_limit() -> int:
@@ -97,7 +98,7 @@ def fanout(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
             if mode.name == "portal-threads" and n * PORTAL_FDS > open_files_limit():
                 cell.skipped = True
                 cell.note = (f"skipped: {n:,} portal clients hold about {n * PORTAL_FDS:,} files "
-                             "(a socket, a selector and a wake-up pipe each), over the open-files limit")
+                             "(a socket each), over the open-files limit")
             if mode.workers:
                 cell.model_s = pool_model(n, mode.workers, y)
             elif mode.family == "sync":
