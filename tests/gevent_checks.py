@@ -172,7 +172,8 @@ def interrupted(host: str, port: int) -> str:
         gevent.sleep(1.1)  # the late answers of the interrupted calls arrive, and are dropped
         answers = [client.upper(f"late {n}") for n in range(5)]
         expect(answers == [f"LATE {n}" for n in range(5)], f"after late answers: {answers}")
-        expect(client._conn is conn and not client.closed, "the connection was replaced")
+        expect(client._conn is conn and not client.closed,
+               f"the connection was replaced (it ended with {conn.failure!r})")
         expect(client.stats().connections_total == before, "a new connection was opened")
     return (f"interrupted after {', '.join(f'{t:.2f}' for t in took)} s; {stopped} of 300 interrupted "
             "at random moments; the connection kept, no misrouted answer")

@@ -230,8 +230,33 @@ def test_a_silent_handshake_is_not_pinged_and_its_wait_is_not_cut_short() -> Non
     steps = procedure.handshake(table, until)
     step(steps)
     time.sleep(0.02)
+    look = step(steps)
+    assert type(look) is Await and look.until < until  # read what came before judging the silence
     wait = step(steps)
     assert type(wait) is Await and wait.until == until  # no PING before WELCOME, and no spinning
+
+
+def test_a_silence_is_judged_only_after_what_came_is_read() -> None:
+    """A call sends a keepalive PING, then gets its answer and ends; nobody reads while the
+    connection is quiet, so the PONG waits unread past the interval. The next call's wait
+    reads it before the unanswered PING could be held against the connection."""
+    table = open_table(keepalive=0.02)
+    first = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    step(first)
+    call = step(first).call  # type: ignore[union-attr]
+    time.sleep(0.03)
+    ping = step(first)
+    assert type(ping) is Control and kinds(ping.data) == [FrameKind.PING]
+    assert type(step(first)) is Await
+    answer(table, FrameKind.RESPONSE, call.id, b"first")
+    assert finish(first).outcome() == b"first"
+    time.sleep(0.05)  # quiet: the PONG arrived meanwhile, and nobody read it
+    second = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    assert type(step(second)) is Send
+    look = step(second)
+    assert type(look) is Await  # not a teardown: the driver reads first
+    answer(table, FrameKind.PONG, call.id + 1)  # what that read finds
+    assert type(step(second)) is Await and table.failure is None
 
 
 # -- the handshake --------------------------------------------------------------------------

@@ -189,20 +189,24 @@ def await_news(
     expired: Callable[[], DualioTimeout],
 ) -> Generator[Effect, None, None]:
     """Wait until ``call`` is done (or has an item); at ``until``, raise ``expired()``.
-    A wait never outlasts the next keepalive check, whose PING (or teardown) is
-    yielded in between, so a silent peer is found by a call without a timeout too."""
+    A wait never outlasts the next keepalive check; after it, what came is read first
+    and only then is the silence judged: a PING (or a teardown) is yielded in between,
+    so a silent peer is found by a call without a timeout too."""
+    quiet = False  # the silence was judged and nothing could be done (the handshake)
     while not (call.done or (want_item and call.items)):
         now = time.monotonic()
         if now >= until:
             raise expired()
-        check = table.keepalive_wait()
-        if check == 0.0:
-            due = keepalive_due(table)
-            if due is not None:
-                yield due
-                continue
-            check = None  # nothing to do about the silence (the handshake): wait for news
+        check = None if quiet else table.keepalive_wait()
         yield Await(call, until if check is None else min(until, now + check), want_item)
+        if call.done or (want_item and call.items):
+            return
+        if not quiet and table.keepalive_wait() == 0.0:
+            due = keepalive_due(table)
+            if due is None:
+                quiet = True
+            else:
+                yield due
 
 
 def wait_until(table: CallTable[W], until: float) -> float:
