@@ -206,8 +206,8 @@ class BlockingConnection(OnCallTable[Any]):
                 if handle is not None and not handle.bind(self, call):
                     raise calls.cancelled_while_sent()
                 wake_by = procedure.wait_until(table, until)
-                if not self._lone_read(call, wake_by):
-                    self._wait(call, wake_by, want_item=False)  # the first Await, as perform() does it
+                if not self._lone_read(call, wake_by):  # perform()'s Await, written out: a frame
+                    self._wait(call, wake_by, want_item=False)  # less is 1 % of a sync call
                     if not call.done:
                         self._drive(procedure.answer(table, call, until))
             except BaseException:
@@ -261,9 +261,7 @@ class BlockingConnection(OnCallTable[Any]):
         try:
             return steps.send(None) if error is None else steps.throw(error)
         finally:
-            ready = self._ready
-            if ready:
-                self._ready = []
+            ready = self._take_ready()
             self._mutex.release()
             if ready:
                 _run_all(ready)

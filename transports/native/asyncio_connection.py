@@ -147,9 +147,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             self._timer = None
         self._deadlines.armed = math.inf  # no timer runs now
         self._keepalive_at = math.inf
-        if self._stall_check is not None:
-            self._stall_check.cancel()
-            self._stall_check = None
+        self._stop_stall_watch()
         self._disconnected = True
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
@@ -162,10 +160,13 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
 
     def resume_writing(self) -> None:
         self._paused = False
+        self._stop_stall_watch()
+        self._resume()
+
+    def _stop_stall_watch(self) -> None:
         if self._stall_check is not None:
             self._stall_check.cancel()
             self._stall_check = None
-        self._resume()
 
     def _buffered(self) -> int:
         return self._transport.get_write_buffer_size() if self._transport is not None else 0

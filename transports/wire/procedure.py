@@ -197,8 +197,7 @@ def await_news(
         now = time.monotonic()
         if now >= until:
             raise expired()
-        check = None if quiet else table.keepalive_wait()
-        yield Await(call, until if check is None else min(until, now + check), want_item)
+        yield Await(call, until if quiet else wait_until(table, until), want_item)
         if call.done or (want_item and call.items):
             return
         if not quiet and table.keepalive_wait() == 0.0:
@@ -210,9 +209,9 @@ def await_news(
 
 
 def wait_until(table: CallTable[W], until: float) -> float:
-    """How long a first wait for an answer may last: until ``until``, or the next keepalive
-    check if that comes first (a driver's inline round trip; :func:`await_news` decides
-    what comes of it)."""
+    """How long a wait for news may last: until ``until``, or the next keepalive check if
+    that comes first (:func:`await_news`, and a driver's written-out round trip, whose
+    first wait's end :func:`await_news` then judges)."""
     check = table.keepalive_wait()
     return until if check is None else min(until, time.monotonic() + check)
 
