@@ -24,7 +24,9 @@ from tests.conftest import ServerProcess, start_server
 from tests.test_fork import OK, RAISED, ParentCalls, calls_own_answers, fork_child, reap
 from transports.blocking.connection import BlockingConnection
 from transports.policy.connect_options import ConnectOptions
+from transports.portal import loop_thread
 from transports.portal.connection import PortalConnection
+from transports.portal.loop_thread import LoopThread
 from transports.wire import methods
 
 pytestmark = pytest.mark.timeout(60)
@@ -314,6 +316,36 @@ def test_an_interrupted_call_is_given_up_and_the_connection_stays_usable(server:
                 assert other.echo(b"the loop serves") == b"the loop serves"
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_call_waiting_when_its_loop_stops_ends_with_closed_error(
+    server: ServerProcess, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call hands its work to the loop as a callback, with no task the stopping loop
+    could cancel: stopping closes the connections living on it, which ends the wait."""
+    private = LoopThread("dualio-portal-private")
+    monkeypatch.setattr(loop_thread, "shared", lambda: private)
+    outcome: list[BaseException | None] = []
+    client = Client(*server.address, transport="portal", timeout=None, retry=None)
+
+    def wait_forever() -> None:
+        try:
+            client.sleep(30)  # no timeout: only the loop's stop ends this wait
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    waiter = threading.Thread(target=wait_forever)
+    waiter.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    assert private.stop()
+    waiter.join(PROMPT)
+    assert not waiter.is_alive() and time.monotonic() - started < PROMPT
+    assert len(outcome) == 1 and isinstance(outcome[0], ClosedError), outcome
+    assert not private.thread.is_alive()
+    with pytest.raises(ClosedError):
+        client.echo(b"after the loop stopped")
 
 
 def test_a_stream_left_early_is_closed_on_the_loop(server: ServerProcess) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import select
+import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -193,24 +194,31 @@ async def emulated_dualio(calls: int, strategy: Strategy, clock: Clock) -> float
 # -- the portal: the asyncio transport on a loop thread --------------------------------------
 
 def portal_raw(calls: int, clock: Clock) -> float:
-    """The least a portal does per call: a raw asyncio call submitted to a loop thread."""
+    """The least a portal does per call: a raw asyncio call begun on a loop thread by a
+    callback, its caller waiting on a lock the answer releases."""
     portal = LoopThread()
+    loop = portal.loop
     protocol = RawProtocol()
-    transport = FakeTransport(portal.loop, protocol)
+    transport = FakeTransport(loop, protocol)
     ids = iter(range(1, calls + 1))
 
-    async def call() -> bytes:
+    def begin(answered: threading.Lock, answer: list[asyncio.Future[bytes]]) -> None:
         rid = next(ids)
-        future: asyncio.Future[bytes] = portal.loop.create_future()
+        future: asyncio.Future[bytes] = loop.create_future()
+        future.add_done_callback(lambda _: answered.release())
         protocol.waiting[rid] = future
         transport.write(with_id(ECHO_REQUEST, rid))
-        return await future
+        answer.append(future)
 
     try:
         started = clock()
         for _ in range(calls):
-            submitted = asyncio.run_coroutine_threadsafe(call(), portal.loop)
-            _check(submitted.result())
+            answered = threading.Lock()
+            answered.acquire()
+            answer: list[asyncio.Future[bytes]] = []
+            loop.call_soon_threadsafe(begin, answered, answer)
+            answered.acquire()
+            _check(answer[0].result())
         return (clock() - started) / calls
     finally:
         portal.stop()

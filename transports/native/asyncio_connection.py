@@ -16,9 +16,10 @@ import asyncio
 import math
 import socket
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from functools import partial
 from operator import methodcaller
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from transports import async_driver
 from transports.policy.connect_options import ConnectOptions
@@ -43,7 +44,7 @@ def _pong(payload: bytes) -> None:
     return None
 
 
-_PING_OP = methods.Call("ping", b"", _pong)
+PING_OP = methods.Call("ping", b"", _pong)
 """``call`` sends this one as a PING."""
 
 
@@ -260,8 +261,8 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         if outbox and self._transport is not None and not self._transport.is_closing():
             self._transport.write(b"".join(outbox))
 
-    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
-        """Send one request and return its decoded answer, within ``timeout``."""
+    def _call_future(self, timeout: float | None) -> asyncio.Future[None]:
+        """A call's future, ended with a timeout error after ``timeout`` unless it ends first."""
         loop = self._loop
         future: asyncio.Future[None] = (
             asyncio.Future(loop=loop) if self._plain_futures else loop.create_future()
@@ -270,12 +271,17 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             when = self._clock() + timeout
             if self._deadlines.add(when, future):
                 self._arm(when)
+        return future
+
+    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
+        """Send one request and return its decoded answer, within ``timeout``."""
+        future = self._call_future(timeout)
         call: LiveCall | None = None
         try:
             if self._paused:  # backpressure: wait for the socket to drain, within the timeout
                 await self._wait_drained(future)
             call, data = self._table.start(
-                _PING_KIND if op is _PING_OP else _UNARY, op.method, op.args
+                _PING_KIND if op is PING_OP else _UNARY, op.method, op.args
             )
             call.waiter = future
             self._write(data)
@@ -294,9 +300,50 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             raise error
         return op.decode(call.result)
 
+    def start(
+        self, op: methods.Call[T], timeout: float | None, sent: list[int] | None,
+        ended: Callable[[], object],
+    ) -> tuple[asyncio.Future[Any], LiveCall | None]:
+        """Begin a unary call without a coroutine, for a caller on another thread (the
+        portal's hop); ``ended()`` runs on the loop once it has ended. Returns the future
+        that ends with it and the call, whose :meth:`CallState.outcome` is then the raw
+        answer; or, while writing is paused (waiting for the socket to drain takes a
+        coroutine), a task running :meth:`call`, whose result is the decoded answer, and None."""
+        loop = self._loop
+        if self._paused:
+            task = loop.create_task(self.call(op, timeout, sent))
+            task.add_done_callback(lambda _: ended())
+            return task, None
+        future = self._call_future(timeout)
+        try:
+            call, data = self._table.start(_PING_KIND if op is PING_OP else _UNARY, op.method, op.args)
+        except BaseException:
+            future.cancel()
+            raise
+        call.waiter = future
+        self._write(data)
+        if sent is not None:
+            sent.append(call.id)
+        future.add_done_callback(partial(self._started_call_ended, call, ended))
+        return future, call
+
+    def _started_call_ended(
+        self, call: LiveCall, ended: Callable[[], object], future: asyncio.Future[None]
+    ) -> None:
+        if not future.cancelled() and future.exception() is not None:  # its deadline
+            self._give_up(call)
+        ended()
+
+    def abandon(self, future: asyncio.Future[Any], call: LiveCall | None) -> None:
+        """Give up a call begun with :meth:`start` whose caller no longer waits, unless it has ended."""
+        if not future.done():
+            if call is not None:
+                self._give_up(call)
+            future.cancel()
+
     async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        await self.call(_PING_OP, timeout, sent)
+        await self.call(PING_OP, timeout, sent)
         return time.perf_counter() - started
 
     async def _wait_drained(self, future: asyncio.Future[None]) -> None:

@@ -3,12 +3,13 @@ an event loop of its own thread (as anyio's ``BlockingPortal`` or Modal's synchr
 offer an async library to blocking code).
 
 Every ``PortalConnection`` of a process lives on one shared thread running one asyncio
-loop (:func:`loop_thread.shared`), as one ``AsyncioConnection`` on it. A call from any
-thread is submitted to that loop and waited for on a concurrent future. The native
-transport's own timeout is the one that counts; the waiting thread gives up a little
-later (``BACKSTOP``) only if the loop never answered.
-A wait that ends early (that backstop, a KeyboardInterrupt) cancels the call on the loop,
-which abandons its id as a cancelled task does: CANCEL is sent, the late answer dropped.
+loop (:func:`loop_thread.shared`), as one ``AsyncioConnection`` on it. A unary call
+from any thread is a hop: a callback the loop runs begins the call (no task, no
+concurrent future), and the answer's arrival releases a lock the calling thread waits
+on. The native transport's own timeout is the one that counts; the waiting thread gives
+up a little later (``BACKSTOP``) only if the loop never answered.
+A wait that ends early (that backstop, a KeyboardInterrupt) abandons the call on the
+loop as a cancelled task does: CANCEL is sent, the late answer dropped.
 
 A stream is pulled one item at a time through the loop; leaving it early closes the
 async generator on the loop, which cancels the stream on the server.
@@ -25,15 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import types
 import weakref
 from collections.abc import AsyncGenerator, Callable, Generator
 from concurrent import futures
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar, cast
 
 from transports import forks
 from transports.blocking.dialing import Connecting
-from transports.native.asyncio_connection import AsyncioConnection
+from transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
 from transports.policy.connect_options import ConnectOptions
 from transports.portal import loop_thread
 from transports.portal.loop_thread import LoopThread
@@ -70,6 +72,17 @@ async def _close_stream(items: AsyncGenerator[T, None]) -> None:
     await items.aclose()
 
 
+async def _hosted(portal: LoopThread, options: ConnectOptions) -> AsyncioConnection:
+    conn = await AsyncioConnection.connect(options)
+    portal.hosted.add(conn)
+    return conn
+
+
+async def _unhosted(portal: LoopThread, conn: AsyncioConnection) -> None:
+    portal.hosted.discard(conn)
+    await conn.aclose()
+
+
 def _backstop(timeout: float | None) -> float | None:
     return None if timeout is None else timeout + BACKSTOP
 
@@ -77,7 +90,7 @@ def _backstop(timeout: float | None) -> float | None:
 def _close_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
     """A connection dropped without close(): close it on the loop, without waiting."""
     if portal.open:
-        portal.submit(conn.aclose())
+        portal.submit(_unhosted(portal, conn))
 
 
 def _on_loop_thread() -> UsageError:
@@ -93,9 +106,50 @@ def _close_if_made(portal: LoopThread) -> Callable[[futures.Future[AsyncioConnec
 
     def close(future: futures.Future[AsyncioConnection]) -> None:
         if not future.cancelled() and future.exception() is None:
-            portal.submit(future.result().aclose())
+            portal.submit(_unhosted(portal, future.result()))
 
     return close
+
+
+class _Hop:
+    """A unary call handed to the loop thread: the loop begins it and, once it has ended,
+    releases ``ended``, which the calling thread waits on. No task, no concurrent future."""
+
+    __slots__ = ("call", "ended", "error", "future")
+
+    def __init__(self) -> None:
+        self.ended = threading.Lock()
+        self.ended.acquire()
+        self.future: asyncio.Future[Any] | None = None
+        self.call: LiveCall | None = None
+        self.error: BaseException | None = None  # what stopped the loop beginning it
+
+    def begin(self, conn: AsyncioConnection, op: methods.Call[Any], timeout: float | None,
+              sent: list[int] | None) -> None:
+        """On the loop."""
+        try:
+            self.future, self.call = conn.start(op, timeout, sent, self.ended.release)
+        except BaseException as exc:
+            self.error = exc
+            self.ended.release()
+
+    def abandon(self, conn: AsyncioConnection) -> None:
+        """On the loop: the caller no longer waits."""
+        if self.future is not None:
+            conn.abandon(self.future, self.call)
+
+    def outcome(self, op: methods.Call[T]) -> T:
+        """In the calling thread, once ``ended`` is released: the answer, or what ended the call."""
+        if self.error is not None:
+            raise self.error
+        future = self.future
+        assert future is not None
+        if self.call is None:  # a task ran the whole call
+            return cast(T, future.result())
+        error = future.exception() or self.call.error  # its deadline, or its outcome
+        if error is not None:
+            raise error
+        return op.decode(self.call.result)
 
 
 class PortalConnection:
@@ -114,7 +168,7 @@ class PortalConnection:
         portal = loop_thread.shared()
         if portal.on_loop_thread():
             raise _on_loop_thread()
-        future = portal.submit(AsyncioConnection.connect(options))
+        future = portal.submit(_hosted(portal, options))
         if future is None:  # the interpreter is exiting
             stopped = RuntimeError("the portal's event loop has stopped")
             raise calls.connect_failed(options.host, options.port, stopped)
@@ -152,13 +206,26 @@ class PortalConnection:
 
     def call(self, op: methods.Call[T], timeout: float | None, *, sent: list[int] | None = None) -> T:
         self.check_thread()
-        future = self._portal.submit(self._conn.call(op, timeout, sent))
-        return self._result(future, timeout, calls.call_timeout)
+        hop = _Hop()
+        if not self._portal.call_soon(hop.begin, self._conn, op, timeout, sent):
+            self._closed()
+        try:
+            ended = hop.ended.acquire(timeout=-1 if timeout is None else timeout + BACKSTOP)
+        except BaseException:  # interrupted while waiting
+            self._portal.call_soon(hop.abandon, self._conn)
+            raise
+        if not ended and not hop.ended.acquire(blocking=False):
+            self._portal.call_soon(hop.abandon, self._conn)  # the loop never answered
+            raise calls.call_timeout()
+        try:
+            return hop.outcome(op)
+        except asyncio.CancelledError:  # the loop stopped under it: close() ran meanwhile
+            self._closed()
 
     def ping(self, timeout: float | None, *, sent: list[int] | None = None) -> float:
-        self.check_thread()
-        future = self._portal.submit(self._conn.ping(timeout, sent))
-        return self._result(future, timeout, calls.call_timeout)
+        started = time.perf_counter()
+        self.call(PING_OP, timeout, sent=sent)
+        return time.perf_counter() - started
 
     def stream(
         self, op: methods.StreamCall[T], timeout: float | None, *, sent: list[int] | None = None
@@ -259,7 +326,7 @@ class PortalConnection:
             return
         self.check_thread()
         self._unclosed.detach()
-        future = self._portal.submit(self._conn.aclose())
+        future = self._portal.submit(_unhosted(self._portal, self._conn))
         if future is None:
             return  # the interpreter is exiting: the loop closes what is left
         try:

@@ -2,8 +2,10 @@
 
 Any thread submits a coroutine (``asyncio.run_coroutine_threadsafe``) and waits on the
 concurrent future it gets; a wait that ends first (its time is up, or the waiter is
-interrupted) cancels the coroutine's task on the loop. ``stop`` runs a last coroutine,
-cancels what is left, stops the loop and joins the thread, within a bounded time.
+interrupted) cancels the coroutine's task on the loop. Work that needs no coroutine is
+handed over as a callback (``call_soon``), which costs no task and no future. ``stop``
+closes the connections living on the loop (``hosted``), runs a last coroutine, cancels
+what is left, stops the loop and joins the thread, within a bounded time.
 
 A thread must never wait here for work of the loop it is running on: the work would
 wait for the very thread that waits for it. :meth:`LoopThread.on_loop_thread` lets a
@@ -24,7 +26,7 @@ import selectors
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent import futures
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from transports import forks
 from transports.wire.errors import DualioError
@@ -39,6 +41,12 @@ EXIT_JOIN = 1.0
 _CANCEL_GRACE = 2.0  # tasks left when the loop stops get this long to finish being cancelled
 
 
+class Hosted(Protocol):
+    """A connection living on the loop."""
+
+    async def aclose(self) -> None: ...
+
+
 class LoopThread:
     """One ``asyncio`` selector event loop running on one daemon thread."""
 
@@ -48,6 +56,8 @@ class LoopThread:
         self.born = forks.generation  # the process generation the thread runs in
         self._lock = threading.Lock()  # orders submissions before the loop's last coroutine
         self._open = True
+        self.hosted: set[Hosted] = set()
+        """What lives on the loop and is closed when it stops (only the loop thread changes it)."""
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         try:
             self._thread.start()
@@ -81,6 +91,14 @@ class LoopThread:
                 return asyncio.run_coroutine_threadsafe(coro, self.loop)
         coro.close()
         return None
+
+    def call_soon(self, callback: Callable[..., object], *args: Any) -> bool:
+        """Run ``callback(*args)`` on the loop, soon; False (and nothing run) once stopping."""
+        with self._lock:
+            if self._open:
+                self.loop.call_soon_threadsafe(callback, *args)
+                return True
+        return False
 
     @staticmethod
     def wait(future: futures.Future[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
@@ -125,6 +143,9 @@ class LoopThread:
         except Exception:
             log.exception("closing on the portal's event loop failed")
         finally:
+            for hosted in list(self.hosted):  # each fails its calls and says goodbye at once
+                self.loop.create_task(hosted.aclose())
+            await asyncio.sleep(0)
             this = asyncio.current_task()
             left = [task for task in asyncio.all_tasks() if task is not this]
             for task in left:
