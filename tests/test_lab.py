@@ -47,6 +47,32 @@ def test_against_a_running_server(server: ServerProcess, tmp_path: Path) -> None
     assert "sync sequential vs raw blocking socket" in run.stdout
 
 
+def test_the_portal_is_measured_beside_anyio_and_synchronicity(server: ServerProcess, tmp_path: Path) -> None:
+    """The anchors run the native AsyncClient through their own loop thread, in the same run
+    as the portal; the fan-out shows what N threads cost by themselves; the goals compare."""
+    modes = "portal,anyio-portal,synchronicity,portal-threads,anyio-portal-threads,synchronicity-threads"
+    run = bench("--host", server.host, "--port", str(server.port), "--scenario", "throughput,overhead,fanout",
+                "--modes", modes, "--ns", "20", "--delay", "0.02", "--quick", "--repeat", "1",
+                "--out", str(tmp_path), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    cells = json.loads((folder / "results.json").read_text())["cells"]
+    assert all(c["errors"] == 0 and c["wrong"] == 0 for c in cells), [c["note"] for c in cells]
+    measured = {(c["scenario"], c["case"].split()[0], c["mode"]) for c in cells if c["wall_s"]}
+    for mode in modes.split(","):
+        assert ("throughput", "sequential", mode) in measured
+        assert ("fanout", "N=20", mode) in measured
+    for mode in ("portal", "anyio-portal", "synchronicity"):
+        assert ("overhead", "zero-delay", mode) in measured
+    for mode in ("portal-threads", "anyio-portal-threads", "synchronicity-threads"):
+        assert ("throughput", "concurrent", mode) in measured
+    floor = next(c for c in cells if c["mode"] == "thread-floor")
+    assert floor["wall_s"] >= 0.02 and floor["model_s"] is None
+    for anchor in ("anyio-portal", "synchronicity"):
+        assert f"portal sequential time vs {anchor}" in run.stdout
+    assert "portal-threads fan-out measured/model" in run.stdout
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--scenario", "nope"], "unknown scenario nope"),
     (["--modes", "warp-drive"], "unknown mode warp-drive"),

@@ -191,10 +191,11 @@ def test_styles_are_the_same_in_a_fresh_process(seed: str) -> None:
 
 
 def test_model_kinds_follow_the_modes() -> None:
-    assert charts.model_kind("sync") == charts.SEQUENTIAL_MODEL
+    for mode in ("sync", "portal", "anyio-portal", "synchronicity"):
+        assert charts.model_kind(mode) == charts.SEQUENTIAL_MODEL
     for mode in ("emulated-pool", "emulated-pool-w50", "asyncio.to_thread", "anyio.to_thread"):
         assert charts.model_kind(mode) == charts.POOL_MODEL
-    for mode in ("native-asyncio", "emulated-callback", "threads"):
+    for mode in ("native-asyncio", "emulated-callback", "threads", "portal-threads", "anyio-portal-threads"):
         assert charts.model_kind(mode) == charts.NATIVE_MODEL
     for mode in all_modes(workers=50):
         if mode.workers and mode.family != "sync":

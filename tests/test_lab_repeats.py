@@ -299,3 +299,22 @@ def test_the_server_may_have_served_calls_the_client_gave_up_on(served: int, los
     before, after = ServerStats(0, 0, 0, 1000, 0), ServerStats(0, 0, 0, 1000 + 1 + served, 0)
     check_server(cell, before, after, Workload(100, 100, 0.1))
     assert (cell.errors > 0) == lost, cell.note
+
+
+@pytest.mark.parametrize(("portal_ops", "verdict"), [
+    ([300.0, 310.0, 320.0], "met"),  # portal time 0.63-0.67× the anchor's
+    ([230.0, 250.0, 270.0], "inconclusive"),  # 0.74-0.87×: the range straddles 0.8
+    ([180.0, 190.0, 200.0], "missed"),
+])
+def test_the_portal_is_judged_against_each_anchor_on_time(portal_ops: list[float], verdict: str) -> None:
+    cells = [_cell("portal", portal_ops), _cell("anyio-portal", [200.0] * 3),
+             _cell("synchronicity", [200.0] * 3)]
+    for anchor in ("anyio-portal", "synchronicity"):
+        goal = _goal(cells, f"portal sequential time vs {anchor}")
+        assert goal.verdict == verdict and goal.direction == "at most" and goal.target == 0.8
+        assert goal.median == pytest.approx(statistics.median(200.0 / ops for ops in portal_ops))
+
+
+def test_the_portal_fanout_goal_waits_for_n_of_a_thousand() -> None:
+    small = _cell("portal-threads", [100.0] * 3, "fanout", "N=100")
+    assert _goal([small], "portal-threads fan-out measured/model (N ≥ 1000)").verdict == "not measured"

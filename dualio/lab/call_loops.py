@@ -42,6 +42,7 @@ from transports.portal import loop_thread
 from transports.portal.connection import PortalConnection
 from transports.portal.loop_thread import LoopThread
 from transports.running_loop import LoopHandle
+from transports.wire.calls import call_timeout
 from transports.wire.client_protocol import ClientProtocol
 from transports.wire.frames import HEADER, HEADER_SIZE
 
@@ -230,7 +231,7 @@ def portal_dualio(calls: int, clock: Clock) -> float:
     made = portal.submit(asyncio_connection())
     assert made is not None
     client = Client("fake", 1, lazy=True, transport="portal")
-    client._conn = PortalConnection(portal, made.result())
+    client._conn = PortalConnection(portal, portal.wait(made, None, call_timeout))
     return _blocking_calls(client, calls, clock)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from dualio.lab import summary
+from dualio.lab.modes import all_modes
 from dualio.lab.results import Cell
 
 if TYPE_CHECKING:
@@ -65,6 +66,10 @@ STYLES: dict[str, Style] = {
     "threads": Style("#17becf", "D", BLOCKING),
     "portal": Style("#393b79", "H", BLOCKING),
     "portal-threads": Style("#637939", "8", BLOCKING),
+    "anyio-portal": Style("#6b6ecf", "3", PEER, fill="none"),
+    "anyio-portal-threads": Style("#8ca252", "4", PEER, fill="none"),
+    "synchronicity": Style("#843c39", "1", PEER, fill="none"),
+    "synchronicity-threads": Style("#ad494a", "2", PEER, fill="none"),
     "emulated-pool": Style("#d62728", "o", EMULATED),
     "emulated-thread": Style("#ff7f0e", "^", EMULATED),
     "emulated-callback": Style("#bcbd22", "v", EMULATED),
@@ -106,11 +111,13 @@ MODEL_LINES: dict[str, LineStyle] = {
     SEQUENTIAL_MODEL: (0, (8, 3, 1.5, 3)),
 }
 POOL_MODES = ("emulated-pool", "asyncio.to_thread", "anyio.to_thread")
+FAMILIES = {mode.name: mode.family for mode in all_modes()}
 
 
 def model_kind(mode: str) -> str:
     """Which model the lab gives a mode's fan-out cells (dualio.lab.scenarios, bench)."""
-    if mode in ("sync", "portal"):
+    family = FAMILIES.get(mode)
+    if family == "sync":
         return SEQUENTIAL_MODEL
     if mode in POOL_MODES or mode.startswith("emulated-pool-w"):
         return POOL_MODEL

@@ -105,6 +105,34 @@ def _ratio_goal(name: str, target: float, mine: Cell | None, theirs: Cell | None
                     f"{mine.ops_per_s:,.0f} vs {theirs.ops_per_s:,.0f} ops/s")
 
 
+def _time_goal(name: str, target: float, mine: Cell | None, theirs: Cell | None) -> Goal:
+    """Wall time of ``mine`` over that of ``theirs``, at most ``target``."""
+    if mine is None or theirs is None or not mine.wall_s or not theirs.wall_s:
+        return Goal(name, "at most", target, "×")
+    return measured(name, "at most", target, "×", per_round("wall_s", lambda a, b: a / b, mine, theirs),
+                    f"{mine.wall_s:.3f} s vs {theirs.wall_s:.3f} s")
+
+
+def _portal_goals(cells: Sequence[Cell]) -> list[Goal]:
+    """The portal against the libraries users know for its architecture, and at scale."""
+    portal = _find(cells, "throughput", "sequential", "portal")
+    goals = [
+        _time_goal(f"portal sequential time vs {anchor}", 0.8, portal,
+                   _find(cells, "throughput", "sequential", anchor))
+        for anchor in ("anyio-portal", "synchronicity")
+    ]
+    name = "portal-threads fan-out measured/model"
+    fanned = sorted((c for c in cells if c.scenario == "fanout" and c.mode == "portal-threads"
+                     and c.ratio and not c.skipped and c.total >= 1000), key=lambda c: c.total)
+    if fanned:
+        cell = fanned[-1]
+        goals.append(measured(f"{name} ({cell.case})", "at most", 1.5, "×", cell.values("ratio"),
+                              f"{cell.wall_s or 0:.3f} s vs {cell.model_s or 0:.3f} s"))
+    else:
+        goals.append(Goal(f"{name} (N ≥ 1000)", "at most", 1.5, "×"))
+    return goals
+
+
 def _fanout_goals(cells: Sequence[Cell]) -> list[Goal]:
     goals: list[Goal] = []
     fanouts = sorted({c.total for c in cells if c.scenario == "fanout"})
@@ -177,6 +205,7 @@ def evaluate(cells: Sequence[Cell]) -> list[Goal]:
                              _find(cells, "throughput", "concurrent", "native-uvloop"),
                              _find(cells, "throughput", "concurrent", "native-asyncio")))
     goals += _overhead_goals(cells)
+    goals += _portal_goals(cells)
     return goals
 
 

@@ -17,14 +17,14 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
 from dualio import AsyncClient, ConnectError
-from dualio.lab import asyncio_peer
+from dualio.lab import anchors, asyncio_peer
 from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
-from dualio.lab.operations import Echo, Operation, payload
+from dualio.lab.operations import Echo, Operation, WordCount, payload
 from dualio_sync import Client
 from transports.emulation.adapter import default_workers
 
@@ -76,6 +76,7 @@ class Mode:
     workers: int | None = None  # W, for modes bounded by a pool
     client_options: dict[str, Any] = field(default_factory=dict)
     needs: str = ""  # an optional module this mode needs
+    through: str = ""  # an anchor (dualio.lab.anchors) the native AsyncClient is called through
 
     def missing(self) -> str:
         """Why this mode cannot run here, or ""."""
@@ -84,11 +85,31 @@ class Mode:
         return ""
 
     def supports(self, op: Operation) -> bool:
-        """Peers speak only ``echo``; the SDK modes run every operation."""
+        """Peers speak only ``echo``, anchors the unary calls; the SDK modes run every operation."""
+        if self.through:
+            return not isinstance(op, WordCount)
         return self.family in ("sync", "threads", "emulated", "native") or isinstance(op, Echo)
 
     def run(self, host: str, port: int, work: Workload, op: Operation | None = None) -> Outcome:
-        return _RUNNERS[self.family](self, host, port, work, op or Echo(work.delay))
+        runner = _RUNNERS[self.family]
+        if not self.through:
+            return runner(self, host, port, work, op or Echo(work.delay))
+        with anchors.hosting(self.through) as opener:
+            _anchor_openers[self.name] = opener
+            try:
+                return runner(self, host, port, work, op or Echo(work.delay))
+            finally:
+                del _anchor_openers[self.name]
+
+
+_anchor_openers: dict[str, anchors.Opener] = {}
+"""The anchor modes running now, and what opens a client on each one's loop thread."""
+
+
+def _open(mode: Mode, host: str, port: int, timeout: float) -> Client:
+    if mode.through:  # offers the unary methods of Client that the operations call (supports)
+        return cast(Client, _anchor_openers[mode.name](host, port, timeout))
+    return open_client(host, port, timeout, mode.client_options)
 
 
 def _anyio_run(mode: Mode, fn: Callable[[], Awaitable[Outcome]]) -> Outcome:
@@ -101,17 +122,17 @@ def _sync_caller(mode: Mode, host: str, port: int, work: Workload, op: Operation
                  shared: Client | None) -> tuple[SyncCall, Callable[[], None]]:
     if op.per_request_connection:
         def call(index: int) -> bool:
-            with open_client(host, port, work.timeout, mode.client_options) as client:
+            with _open(mode, host, port, work.timeout) as client:
                 return op.run_sync(client, index)
 
         return call, _nothing
-    client = shared or open_client(host, port, work.timeout, mode.client_options)
+    client = shared or _open(mode, host, port, work.timeout)
     return functools.partial(op.run_sync, client), (_nothing if shared else client.close)
 
 
 def _run_sync(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     sequential = Workload(work.total, 1, work.delay, work.timeout)
-    with open_client(host, port, work.timeout, mode.client_options) as client:
+    with _open(mode, host, port, work.timeout) as client:
         return drive_threads(lambda: _sync_caller(mode, host, port, work, op, client), sequential)
 
 
@@ -231,6 +252,23 @@ def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operat
         sock.close()
 
 
+def _run_thread_floor(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
+    """What the thread modes pay before any call: N threads released at once, each only
+    sleeping Y, timed as they are."""
+    def sleep(index: int) -> bool:
+        time.sleep(work.delay)
+        return True
+
+    return drive_threads(lambda: (sleep, _nothing), work)
+
+
+THREAD_FLOOR = Mode("thread-floor", "thread-floor",
+                    "as threads, each thread only sleeping Y: no call (the floor of the thread modes)",
+                    backend="")
+"""Measured beside the thread modes' fan-out: what N CPython threads cost by themselves,
+which the model Y + N·c leaves out."""
+
+
 _RUNNERS: dict[str, Callable[[Mode, str, int, Workload, Operation], Outcome]] = {
     "sync": _run_sync,
     "threads": _run_threads,
@@ -239,6 +277,7 @@ _RUNNERS: dict[str, Callable[[Mode, str, int, Workload, Operation], Outcome]] = 
     "to_thread": _run_to_thread,
     "asyncio-peer": _run_asyncio_peer,
     "raw-socket": _run_raw_socket,
+    "thread-floor": _run_thread_floor,
 }
 
 
@@ -252,6 +291,14 @@ def all_modes(workers: int | None = None) -> list[Mode]:
              backend="", client_options={"transport": "portal"}),
         Mode("portal-threads", "threads", "as threads, every connection on the one portal event-loop thread",
              backend="", client_options={"transport": "portal"}),
+        Mode("anyio-portal", "sync", "as sync, AsyncClient through anyio's BlockingPortal (one loop thread)",
+             backend="", through="anyio-portal"),
+        Mode("anyio-portal-threads", "threads", "as threads, AsyncClient through anyio's BlockingPortal",
+             backend="", through="anyio-portal"),
+        Mode("synchronicity", "sync", "as sync, AsyncClient wrapped by synchronicity (one loop thread)",
+             backend="", through="synchronicity", needs="synchronicity"),
+        Mode("synchronicity-threads", "threads", "as threads, AsyncClient wrapped by synchronicity",
+             backend="", through="synchronicity", needs="synchronicity"),
         Mode("emulated-pool", "emulated", f"round trip on the default executor (W={w})",
              workers=w, client_options={"transport": "emulated", "emulation": "pool"}),
     ]

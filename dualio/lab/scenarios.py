@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dualio.lab.drivers import Workload
-from dualio.lab.modes import Mode
+from dualio.lab.modes import THREAD_FLOOR, Mode
 from dualio.lab.operations import Blob, Echo, Operation, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
 from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, SETUPS
@@ -89,8 +89,9 @@ def _budgeted(job: Job, plan: Plan) -> Job:
 
 def fanout(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
     y = plan.fanout_delay
+    threaded = [THREAD_FLOOR] if any(mode.family == "threads" for mode in modes) else []
     for n in plan.fanout_ns:
-        for mode in modes:
+        for mode in threaded + modes:
             if mode.family == "raw-socket":
                 continue
             work = Workload(n, n, y, timeout=max(120.0, 3 * _predicted(mode, Workload(n, n, y))))

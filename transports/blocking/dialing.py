@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Callable
 
 from transports.policy.connect_options import ConnectOptions
 from transports.wire.calls import remaining
@@ -19,12 +20,22 @@ class Connecting:
     fails with ClosedError. A blocking call cannot be interrupted otherwise.
     """
 
-    __slots__ = ("_lock", "_sock", "stopped")
+    __slots__ = ("_lock", "_on_stop", "_sock", "stopped")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
+        self._on_stop: Callable[[], object] | None = None
         self.stopped = False
+
+    def on_stop(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` when the attempt is stopped (at once, if it has been): for a
+        connect that waits on something other than its socket."""
+        with self._lock:
+            self._on_stop = callback
+            stopped = self.stopped
+        if stopped:
+            callback()
 
     def watch(self, sock: socket.socket) -> None:
         with self._lock:
@@ -36,9 +47,11 @@ class Connecting:
     def stop(self) -> None:
         with self._lock:
             self.stopped = True
-            sock = self._sock
+            sock, callback = self._sock, self._on_stop
         if sock is not None:
             _shutdown(sock)
+        if callback is not None:
+            callback()
 
     def check(self) -> None:
         if self.stopped:

@@ -25,12 +25,12 @@ its own clients get a loop thread of the child's.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 import types
 import weakref
 from collections.abc import AsyncGenerator, Callable, Generator
-from concurrent import futures
 from typing import Any, NoReturn, TypeVar, cast
 
 from transports import forks
@@ -38,7 +38,7 @@ from transports.blocking.dialing import Connecting
 from transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
 from transports.policy.connect_options import ConnectOptions
 from transports.portal import loop_thread
-from transports.portal.loop_thread import LoopThread
+from transports.portal.loop_thread import Handoff, LoopThread
 from transports.wire import calls, methods
 from transports.wire.errors import DualioError, UsageError
 
@@ -46,7 +46,6 @@ T = TypeVar("T")
 
 BACKSTOP = 0.25
 """Seconds a waiting thread allows beyond a call's own timeout before it gives the call up."""
-_LOOK_UP = 0.05  # a connect that close() may stop looks at it this often
 _STREAM_CLOSE = 1.0  # at most this long to close a stream left early
 _CLOSE_WAIT = 2.0  # at most this long for the loop to close a connection (its goodbye: 1 s)
 
@@ -93,6 +92,10 @@ def _close_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
         portal.submit(_unhosted(portal, conn))
 
 
+def _stopped() -> RuntimeError:
+    return RuntimeError("the portal's event loop has stopped")
+
+
 def _on_loop_thread() -> UsageError:
     return UsageError(
         "a Client with transport='portal' was called from its own event loop thread, "
@@ -101,14 +104,15 @@ def _on_loop_thread() -> UsageError:
     )
 
 
-def _close_if_made(portal: LoopThread) -> Callable[[futures.Future[AsyncioConnection]], None]:
-    """For a connect given up by its waiter: a connection it made anyway is closed on the loop."""
+def _close_if_made(portal: LoopThread, handoff: Handoff[AsyncioConnection]) -> None:
+    """On the loop, for a connect given up by its waiter: a connection it makes anyway is closed."""
 
-    def close(future: futures.Future[AsyncioConnection]) -> None:
-        if not future.cancelled() and future.exception() is None:
-            portal.submit(_unhosted(portal, future.result()))
+    def close(task: asyncio.Task[AsyncioConnection]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            portal.loop.create_task(_unhosted(portal, task.result()))
 
-    return close
+    if handoff.task is not None:
+        handoff.task.add_done_callback(close)
 
 
 class _Hop:
@@ -168,39 +172,33 @@ class PortalConnection:
         portal = loop_thread.shared()
         if portal.on_loop_thread():
             raise _on_loop_thread()
-        future = portal.submit(_hosted(portal, options))
-        if future is None:  # the interpreter is exiting
-            stopped = RuntimeError("the portal's event loop has stopped")
-            raise calls.connect_failed(options.host, options.port, stopped)
+        handoff = portal.submit(_hosted(portal, options))
+        if handoff is None:  # the interpreter is exiting
+            raise calls.connect_failed(options.host, options.port, _stopped())
         try:
-            conn = cls._connected(future, options, attempt)
+            conn = cls._connected(portal, handoff, options, attempt)
         except BaseException:
-            future.add_done_callback(_close_if_made(portal))
+            portal.call_soon(_close_if_made, portal, handoff)
             raise
         return cls(portal, conn)
 
     @staticmethod
     def _connected(
-        future: futures.Future[AsyncioConnection], options: ConnectOptions, attempt: Connecting | None
+        portal: LoopThread, handoff: Handoff[AsyncioConnection], options: ConnectOptions,
+        attempt: Connecting | None,
     ) -> AsyncioConnection:
-        until = calls.deadline(_backstop(options.connect_timeout))
-        while True:
-            if attempt is not None and attempt.stopped:
-                future.cancel()
+        if attempt is not None:  # close() from another thread ends the wait at once
+            attempt.on_stop(functools.partial(portal.call_soon, handoff.cancel))
+
+        def backstop() -> DualioError:  # the loop never answered
+            return calls.connect_failed(options.host, options.port, TimeoutError())
+
+        try:
+            return portal.wait(handoff, _backstop(options.connect_timeout), backstop)
+        except asyncio.CancelledError:
+            if attempt is not None:
                 attempt.check()  # raises: the client was closed while it connected
-            left = calls.remaining(until)
-            if left is not None and left <= 0:  # the loop never answered: the backstop
-                future.cancel()
-                raise calls.connect_failed(options.host, options.port, TimeoutError())
-            look = left if attempt is None else _LOOK_UP if left is None else min(left, _LOOK_UP)
-            try:
-                return future.result(look)
-            except TimeoutError:
-                if future.done():  # its own ConnectTimeout, or it ended just now
-                    return future.result()
-            except BaseException:
-                future.cancel()
-                raise
+            raise calls.connect_failed(options.host, options.port, _stopped()) from None
 
     # -- calls ----------------------------------------------------------------
 
@@ -241,9 +239,9 @@ class PortalConnection:
 
         try:
             while True:
-                future = self._portal.submit(_next_item(items))
-                started = started or future is not None
-                item = self._result(future, timeout, expired)
+                handoff = self._portal.submit(_next_item(items))
+                started = started or handoff is not None
+                item = self._result(handoff, timeout, expired)
                 if isinstance(item, _End):
                     return
                 yield item
@@ -257,22 +255,22 @@ class PortalConnection:
         closes a dropped async generator by itself."""
         if getattr(items, "ag_frame", True) is None or self._portal.on_loop_thread():
             return
-        future = self._portal.submit(_close_stream(items))
-        if future is None:
+        handoff = self._portal.submit(_close_stream(items))
+        if handoff is None:
             return  # stopping: the loop closes its async generators itself
         try:
-            LoopThread.wait(future, _STREAM_CLOSE, calls.call_timeout)
-        except (DualioError, futures.CancelledError):
+            self._portal.wait(handoff, _STREAM_CLOSE, calls.call_timeout)
+        except (DualioError, asyncio.CancelledError):
             pass
 
     def _result(
-        self, future: futures.Future[T] | None, timeout: float | None, expired: Callable[[], DualioError]
+        self, handoff: Handoff[T] | None, timeout: float | None, expired: Callable[[], DualioError]
     ) -> T:
-        if future is None:
+        if handoff is None:
             self._closed()
         try:
-            return LoopThread.wait(future, _backstop(timeout), expired)
-        except futures.CancelledError:  # the loop stopped under it: close() ran meanwhile
+            return self._portal.wait(handoff, _backstop(timeout), expired)
+        except asyncio.CancelledError:  # the loop stopped under it: close() ran meanwhile
             self._closed()
 
     def check_thread(self) -> None:
@@ -326,12 +324,12 @@ class PortalConnection:
             return
         self.check_thread()
         self._unclosed.detach()
-        future = self._portal.submit(_unhosted(self._portal, self._conn))
-        if future is None:
+        handoff = self._portal.submit(_unhosted(self._portal, self._conn))
+        if handoff is None:
             return  # the interpreter is exiting: the loop closes what is left
         try:
-            LoopThread.wait(future, _CLOSE_WAIT, calls.call_timeout)
-        except (DualioError, futures.CancelledError):
+            self._portal.wait(handoff, _CLOSE_WAIT, calls.call_timeout)
+        except (DualioError, asyncio.CancelledError):
             pass  # the connection is failed on the loop meanwhile; nothing more to wait for
 
     def forget(self) -> None:

@@ -1,9 +1,9 @@
 """An asyncio event loop on a thread of its own, which other threads hand coroutines to.
 
-Any thread submits a coroutine (``asyncio.run_coroutine_threadsafe``) and waits on the
-concurrent future it gets; a wait that ends first (its time is up, or the waiter is
-interrupted) cancels the coroutine's task on the loop. Work that needs no coroutine is
-handed over as a callback (``call_soon``), which costs no task and no future. ``stop``
+Any thread submits a coroutine, which the loop runs as a task, and waits on a lock the
+task's end releases (a :class:`Handoff`); a wait that ends first (its time is up, or
+the waiter is interrupted) cancels the task. Work that needs no coroutine is handed
+over as a callback (``call_soon``), which costs no task either. ``stop``
 closes the connections living on the loop (``hosted``), runs a last coroutine, cancels
 what is left, stops the loop and joins the thread, within a bounded time.
 
@@ -25,8 +25,7 @@ import os
 import selectors
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent import futures
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from transports import forks
 from transports.wire.errors import DualioError
@@ -45,6 +44,39 @@ class Hosted(Protocol):
     """A connection living on the loop."""
 
     async def aclose(self) -> None: ...
+
+
+class Handoff(Generic[T]):
+    """A coroutine run as a task on the loop for a thread that waits for it: the task's
+    end releases ``ended`` (no concurrent future: no condition, no chained callbacks)."""
+
+    __slots__ = ("_coro", "ended", "task")
+
+    def __init__(self, coro: Coroutine[Any, Any, T]) -> None:
+        self._coro: Coroutine[Any, Any, T] | None = coro
+        self.task: asyncio.Task[T] | None = None
+        self.ended = threading.Lock()
+        self.ended.acquire()
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the loop."""
+        assert self._coro is not None
+        self.task = loop.create_task(self._coro)
+        self._coro = None
+        self.task.add_done_callback(self._release)
+
+    def _release(self, task: asyncio.Task[T]) -> None:
+        self.ended.release()
+
+    def cancel(self) -> None:
+        """On the loop: the waiter left."""
+        if self.task is not None:
+            self.task.cancel()
+
+    def result(self) -> T:
+        """Once ``ended`` is released: the task's result or exception."""
+        assert self.task is not None
+        return self.task.result()
 
 
 class LoopThread:
@@ -84,11 +116,11 @@ class LoopThread:
     def on_loop_thread(self) -> bool:
         return threading.get_ident() == self.ident
 
-    def submit(self, coro: Coroutine[Any, Any, T]) -> futures.Future[T] | None:
-        """Run ``coro`` on the loop; None (and ``coro`` closed, unrun) once stopping."""
-        with self._lock:
-            if self._open:
-                return asyncio.run_coroutine_threadsafe(coro, self.loop)
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Handoff[T] | None:
+        """Run ``coro`` on the loop as a task; None (and ``coro`` closed, unrun) once stopping."""
+        handoff = Handoff(coro)
+        if self.call_soon(handoff.start, self.loop):
+            return handoff
         coro.close()
         return None
 
@@ -100,22 +132,20 @@ class LoopThread:
                 return True
         return False
 
-    @staticmethod
-    def wait(future: futures.Future[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
+    def wait(self, handoff: Handoff[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
         """The coroutine's result, or its exception. A wait that ends before the coroutine
         does cancels it: after ``timeout`` seconds (raising ``expired()``), or when the
-        waiting thread is interrupted (KeyboardInterrupt). ``futures.CancelledError`` when
+        waiting thread is interrupted (KeyboardInterrupt). ``asyncio.CancelledError`` when
         the loop cancelled it (``stop``)."""
         try:
-            return future.result(timeout)
-        except TimeoutError:
-            if future.done():  # its own timeout error, or it ended just as the wait did
-                return future.result()
-            future.cancel()
-            raise expired() from None
+            ended = handoff.ended.acquire(timeout=-1 if timeout is None else timeout)
         except BaseException:
-            future.cancel()  # nothing once it is done; else the interrupted wait gives it up
+            self.call_soon(handoff.cancel)
             raise
+        if not ended and not handoff.ended.acquire(blocking=False):  # not even just now
+            self.call_soon(handoff.cancel)
+            raise expired()
+        return handoff.result()
 
     def stop(
         self, last: Callable[[], Awaitable[None]] | None = None, *, join: bool = True,
