@@ -201,6 +201,27 @@ def test_every_portal_client_shares_one_loop_thread_and_close_joins_none(server:
     assert conn.thread.is_alive() and set(threading.enumerate()) - before <= {conn.thread}
 
 
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files through /proc")
+def test_a_portal_client_holds_one_open_file_its_socket(server: ServerProcess) -> None:
+    """No thread and no file per client beyond its socket: the loop thread, its selector and
+    its wake-up pipe are the process's one."""
+    Client(*server.address, transport="portal").close()  # the shared loop is running
+    files, threads = open_files(), threading.active_count()
+    clients = [Client(*server.address, transport="portal", timeout=5) for _ in range(200)]
+    try:
+        assert open_files() - files == 200
+        assert threading.active_count() == threads
+        assert all(client.echo(b"%d" % n) == b"%d" % n for n, client in enumerate(clients))
+    finally:
+        for client in clients:
+            client.close()
+    assert open_files() == files
+
+
 def test_a_failed_connect_leaves_no_thread_but_the_shared_loop() -> None:
     before = set(threading.enumerate())
     with pytest.raises(ConnectError):
