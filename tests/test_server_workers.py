@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from dualio.lab import server_process
 from dualio.lab.server_process import ServerProcess as LabServer
 from dualio.server.config import MAX_WORKERS
 from dualio.server.workers import RESTART_LIMIT
@@ -284,6 +285,33 @@ def test_the_lab_starts_and_measures_a_server_of_workers() -> None:
             alone = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) * 1024
         assert rss is not None and rss > 2 * alone  # the workers' memory too
     assert not [pid for pid in (supervisor, *workers) if running(pid)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the CPU-time clock of another process")
+def test_the_lab_reads_a_processs_cpu_time_to_the_nanosecond_with_its_ended_threads() -> None:
+    """A process that spends CPU in a thread that then ends: the clock counts that thread,
+    agrees with the kernel's tick count, and has digits below the tick."""
+    burn = ("import threading, time\n"
+            "def spin():\n"
+            "    end = time.thread_time() + 0.3\n"
+            "    while time.thread_time() < end: pass\n"
+            "t = threading.Thread(target=spin); t.start(); t.join()\n"
+            "print('done', flush=True); time.sleep(30)\n")
+    child = subprocess.Popen([sys.executable, "-c", burn], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "done\n"
+        clock = server_process._clock_seconds(child.pid)
+        with open(f"/proc/{child.pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        ticks = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        assert clock is not None and clock >= 0.3
+        assert abs(clock - ticks) <= 0.05
+        assert server_process._cpu_seconds(child.pid, reaped=False) == pytest.approx(clock, abs=0.01)
+        assert round(clock * 1e9) % 10_000_000 != 0  # finer than a 10 ms tick
+    finally:
+        child.kill()
+        child.wait()
+    assert server_process._clock_seconds(child.pid) is None  # gone: no clock, no error
 
 
 # -- bad options -----------------------------------------------------------------------

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from types import ModuleType, TracebackType
 
 
@@ -53,9 +54,35 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _clock_seconds(pid: int) -> float | None:
+    """CPU seconds of every thread ``pid`` has had, ended ones included, to the
+    nanosecond: the process's CPU-time clock (Linux makes its id from the pid, as
+    ``clock_getcpuclockid`` does). None where there is no such clock."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return time.clock_gettime((~pid << 3) | _CPUCLOCK_SCHED)
+    except OSError:
+        return None
+
+
+_CPUCLOCK_SCHED = 2  # the clock of a process's scheduled run time (linux/posix-timers.h)
+
+
 def _cpu_seconds(pid: int, reaped: bool) -> float | None:
-    """CPU seconds (user + system) of ``pid``, None where they cannot be read; ``reaped``:
-    with those of its children that ended (the workers a supervisor replaced)."""
+    """CPU seconds of ``pid`` (its CPU-time clock where there is one, else user + system
+    in clock ticks), None where they cannot be read; ``reaped``: with those of its
+    children that ended (the workers a supervisor replaced; in ticks)."""
+    scheduled = _clock_seconds(pid)
+    if scheduled is not None:
+        if not reaped:
+            return scheduled
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return scheduled + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            return None
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
@@ -121,9 +148,10 @@ class ServerProcess:
         return [self._process.pid, *_children(self._process.pid)]
 
     def cpu_seconds(self) -> float | None:
-        """The server's CPU time so far (user + system, of every process of it, including
-        workers that ended); None where it cannot be read. Counted by the kernel in ticks
-        (10 ms on most systems), so it means something only over many calls."""
+        """The server's CPU time so far (of every process of it, including workers that
+        ended); None where it cannot be read. On Linux from each process's CPU-time clock,
+        in nanoseconds; elsewhere (and for ended workers) in clock ticks of 10 ms, which
+        mean something only over many calls."""
         pids = self.pids()
         seconds = [_cpu_seconds(pid, reaped=pid == pids[0]) for pid in pids]
         if not seconds or any(value is None for value in seconds):

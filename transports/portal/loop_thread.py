@@ -88,6 +88,8 @@ class LoopThread:
         self.born = forks.generation  # the process generation the thread runs in
         self._lock = threading.Lock()  # orders submissions before the loop's last coroutine
         self._open = True
+        self._inbox: list[tuple[Callable[..., object], tuple[Any, ...]]] = []  # see call_soon
+        self._waking = False  # a drain of the inbox is on the loop's way
         self.hosted: set[Hosted] = set()
         """What lives on the loop and is closed when it stops (only the loop thread changes it)."""
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -125,12 +127,35 @@ class LoopThread:
         return None
 
     def call_soon(self, callback: Callable[..., object], *args: Any) -> bool:
-        """Run ``callback(*args)`` on the loop, soon; False (and nothing run) once stopping."""
+        """Run ``callback(*args)`` on the loop, soon; False (and nothing run) once stopping.
+
+        The callback joins the thread's inbox under the lock, and the loop is woken after
+        the lock is released: waking it writes to a socket, which lets go of the GIL, and
+        with thousands of threads calling, a lock held across a GIL hand-off would make
+        every caller queue for both. One wake-up carries whatever joined the inbox before
+        the loop drains it."""
         with self._lock:
-            if self._open:
-                self.loop.call_soon_threadsafe(callback, *args)
-                return True
-        return False
+            if not self._open:
+                return False
+            self._inbox.append((callback, args))
+            wake, self._waking = not self._waking, True
+        if wake:
+            try:
+                self.loop.call_soon_threadsafe(self._drain)
+            except RuntimeError:  # closed meanwhile: stop drained the inbox before it
+                pass
+        return True
+
+    def _drain(self) -> None:
+        """On the loop: run what the inbox holds."""
+        with self._lock:
+            self._waking = False
+            work, self._inbox = self._inbox, []
+        for callback, args in work:
+            try:
+                callback(*args)
+            except Exception:
+                log.exception("a callback handed to the portal's event loop failed")
 
     def wait(self, handoff: Handoff[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
         """The coroutine's result, or its exception. A wait that ends before the coroutine
@@ -167,6 +192,7 @@ class LoopThread:
         return True
 
     async def _finish(self, last: Callable[[], Awaitable[None]] | None) -> None:
+        self._drain()  # what joined before the stop, whose wake-up may come after this
         try:
             if last is not None:
                 await last()
