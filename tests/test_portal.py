@@ -369,6 +369,39 @@ def test_a_call_waiting_when_its_loop_stops_ends_with_closed_error(
         client.echo(b"after the loop stopped")
 
 
+def test_every_callback_handed_over_before_a_stop_runs_and_none_after(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Callbacks from many threads join the loop's inbox; the loop runs each once, in the
+    order each thread handed them over, also when the stop comes before their wake-up; a
+    callback that raises is logged and the others run; after the stop none is taken."""
+    portal = LoopThread("dualio-portal-private")
+    ran: list[tuple[object, int]] = []
+    threads = 8
+
+    def hand_over(thread: int) -> None:
+        for n in range(500):
+            assert portal.call_soon(ran.append, (thread, n))
+
+    def fail() -> None:
+        raise ValueError("a callback that fails")
+
+    workers = [threading.Thread(target=hand_over, args=(t,)) for t in range(threads)]
+    assert portal.call_soon(fail)
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert portal.call_soon(ran.append, ("last", 0))
+    assert portal.stop()  # right after: the last wake-up may come after the stop's own
+    assert not portal.thread.is_alive()
+    assert ran[-1] == ("last", 0) and len(ran) == threads * 500 + 1
+    for t in range(threads):
+        assert [n for thread, n in ran if thread == t] == list(range(500))
+    assert "a callback handed to the portal's event loop failed" in caplog.text
+    assert portal.call_soon(ran.append, ("after", 0)) is False and portal.submit(asyncio.sleep(0)) is None
+
+
 def test_a_stream_left_early_is_closed_on_the_loop(server: ServerProcess) -> None:
     with Client(*server.address, transport="portal", timeout=5) as client:
         for index, word in enumerate(client.words(1000, wait=0.01)):

@@ -83,7 +83,9 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
     """C threads, each with what ``make_call`` gives it (its own connection, say).
 
     Set-up happens before the clock starts; a barrier releases all threads at once.
-    Running into a thread or file limit is recorded as errors, never a crash.
+    Starting and setting up all threads has a deadline (``max(60 s, C / 100 s)``): past
+    it, running into a thread or file limit, and threads still running after the
+    workload's timeout are recorded as errors, never a crash or a hang.
     """
     outcome = Outcome()
     lock = threading.Lock()
@@ -135,8 +137,15 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
                 finished.append(done_at)
 
     threads: list[threading.Thread] = []
+    set_up_s = max(60.0, count / 100)  # to start and set up every thread
+    set_up_by = time.perf_counter() + set_up_s
     try:
         for _ in range(count):
+            if time.perf_counter() > set_up_by:
+                outcome.failed(TimeoutError(
+                    f"only {len(threads):,} of {count:,} threads started within {set_up_s:g} s"))
+                ready.abort()
+                break
             thread = threading.Thread(target=worker, daemon=True)
             thread.start()
             threads.append(thread)
@@ -144,7 +153,7 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
         outcome.failed(RuntimeError(f"thread limit reached after {len(threads)} threads: {exc}"))
         ready.abort()
     try:
-        ready.wait(timeout=max(60.0, count / 100))
+        ready.wait(timeout=max(0.0, set_up_by - time.perf_counter()))
     except threading.BrokenBarrierError:
         pass
     deadline = time.perf_counter() + work.timeout
