@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dualio_sync import Client
 from tests.conftest import ServerProcess
 
 
@@ -71,6 +72,28 @@ def test_the_portal_is_measured_beside_anyio_and_synchronicity(server: ServerPro
     for anchor in ("anyio-portal", "synchronicity"):
         assert f"portal sequential time vs {anchor}" in run.stdout
     assert "portal-threads fan-out measured/model" in run.stdout
+
+
+def test_connection_set_up_is_measured_in_client_cpu_against_the_raw_peers(
+    server: ServerProcess, tmp_path: Path,
+) -> None:
+    """Each call of the set-up scenario is a connection of its own; the server sees one
+    handshake per call, and every mode, the raw peers included, has its client CPU."""
+    modes = "sync,portal,native-asyncio,asyncio-protocol,raw-socket"
+    with Client(*server.address) as client:
+        before = client.stats()
+    run = bench("--host", server.host, "--port", str(server.port), "--scenario", "setup", "--modes", modes,
+                "--quick", "--repeat", "1", "--out", str(tmp_path), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    cells = json.loads((folder / "results.json").read_text())["cells"]
+    assert {c["mode"] for c in cells} == set(modes.split(","))
+    assert all(c["errors"] == 0 and c["wrong"] == 0 and c["client_cpu_us"] > 0 for c in cells)
+    with Client(*server.address) as client:
+        after = client.stats()
+    made = after.connections_total - before.connections_total - 1  # the stats client
+    assert made >= 5 * 300  # a connection per call, the warm-up's besides
+    assert "connection set-up client CPU, native-asyncio vs asyncio-protocol" in run.stdout
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -42,6 +42,7 @@ from dualio.lab.scenarios import (
     fanout,
     native_model,
     overhead,
+    setup,
     throughput,
     wordcount,
 )
@@ -53,6 +54,7 @@ from transports.wire.methods import ServerStats
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,
     "overhead": overhead,
+    "setup": setup,
     "fanout": fanout,
     "echo": echo,
     "wordcount": wordcount,

@@ -113,6 +113,21 @@ def _time_goal(name: str, target: float, mine: Cell | None, theirs: Cell | None)
                     f"{mine.wall_s:.3f} s vs {theirs.wall_s:.3f} s")
 
 
+def _setup_goals(cells: Sequence[Cell]) -> list[Goal]:
+    """Connection set-up, in client CPU per connection, against a hand-written asyncio client."""
+    goals = []
+    for mode, peer, target in (("native-asyncio", "asyncio-protocol", 1.15),):
+        name = f"connection set-up client CPU, {mode} vs {peer}"
+        mine, theirs = _find(cells, "setup", "", mode), _find(cells, "setup", "", peer)
+        if mine is None or theirs is None or not mine.client_cpu_us or not theirs.client_cpu_us:
+            goals.append(Goal(name, "at most", target, "×"))
+            continue
+        goals.append(measured(name, "at most", target, "×",
+                              per_round("client_cpu_us", lambda a, b: a / b, mine, theirs),
+                              f"{mine.client_cpu_us:.0f} µs vs {theirs.client_cpu_us:.0f} µs"))
+    return goals
+
+
 def _portal_goals(cells: Sequence[Cell]) -> list[Goal]:
     """The portal against the libraries users know for its architecture, and at scale."""
     portal = _find(cells, "throughput", "sequential", "portal")
@@ -206,6 +221,7 @@ def evaluate(cells: Sequence[Cell]) -> list[Goal]:
                              _find(cells, "throughput", "concurrent", "native-asyncio")))
     goals += _overhead_goals(cells)
     goals += _portal_goals(cells)
+    goals += _setup_goals(cells)
     return goals
 
 

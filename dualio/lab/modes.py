@@ -191,6 +191,17 @@ def _run_to_thread(mode: Mode, host: str, port: int, work: Workload, op: Operati
 
 def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     async def main() -> Outcome:
+        if op.per_request_connection:
+            async def connected_call(index: int) -> bool:
+                own = await asyncio_peer.connect(host, port)
+                try:
+                    sent = payload(index)
+                    return await own.echo(sent, work.delay) == sent
+                finally:
+                    assert own.transport is not None
+                    own.transport.close()
+
+            return await drive_async(connected_call, work)
         peer = await asyncio_peer.connect(host, port)
 
         async def call(index: int) -> bool:
@@ -211,13 +222,18 @@ def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operat
     blocking reads into one buffer (the kernel's SO_RCVTIMEO bounds each), so a call
     costs a send and, almost always, one receive."""
     header = struct.Struct(">IBI")
-    sock = socket.create_connection((host, port), timeout=work.timeout)
-    sock.settimeout(None)  # a Python-level timeout would poll before every receive
-    seconds = max(1, math.ceil(work.timeout))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", seconds, 0))
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     buffer = bytearray(1 << 16)
     view = memoryview(buffer)
+    seconds = max(1, math.ceil(work.timeout))
+
+    def dial() -> socket.socket:
+        made = socket.create_connection((host, port), timeout=work.timeout)
+        made.settimeout(None)  # a Python-level timeout would poll before every receive
+        made.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", seconds, 0))
+        made.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return made
+
+    sock = dial()
 
     def receive_frame() -> tuple[int, bytes]:
         filled = 0
@@ -231,21 +247,28 @@ def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operat
         length, kind, _ = header.unpack_from(buffer)
         return kind, bytes(view[9 : 4 + length])
 
+    hello = header.pack(7, 1, 0) + b"\x00\x01"
     try:
-        sock.sendall(header.pack(7, 1, 0) + b"\x00\x01")
+        sock.sendall(hello)
         receive_frame()
         outcome = Outcome()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for index in range(work.total):
             sent = payload(index)
             body = b"\x04echo" + struct.pack(">d", work.delay) + sent
             began = time.perf_counter()
+            if op.per_request_connection:  # connect and handshake, then the call, then close
+                sock.close()
+                sock = dial()
+                sock.sendall(hello)
+                receive_frame()
             sock.sendall(header.pack(5 + len(body), 3, index + 1) + body)
             kind, answer = receive_frame()
             outcome.latencies.append(time.perf_counter() - began)
             if kind != 4 or answer != sent:
                 outcome.wrong += 1
         outcome.wall = time.perf_counter() - started
+        outcome.cpu = time.process_time() - cpu
         return outcome
     finally:
         view.release()

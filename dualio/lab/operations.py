@@ -47,6 +47,14 @@ class Echo:
 
 
 @dataclass
+class SetUp(Echo):
+    """Connection set-up: connect, handshake, one ``echo`` and close, a new connection per call."""
+
+    name: str = "setup"
+    per_request_connection: bool = True
+
+
+@dataclass
 class Upper:
     """The echo-server experiment: a new connection per request, ``upper(text, delay)``."""
 

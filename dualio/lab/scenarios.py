@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from dualio.lab.drivers import Workload
 from dualio.lab.modes import THREAD_FLOOR, Mode
-from dualio.lab.operations import Blob, Echo, Operation, Upper, WordCount
+from dualio.lab.operations import Blob, Echo, Operation, SetUp, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
 from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, SETUPS
 
@@ -24,7 +24,7 @@ def open_files_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-SCENARIOS = ("throughput", "overhead", "fanout", "echo", "wordcount", "blob", "models")
+SCENARIOS = ("throughput", "overhead", "setup", "fanout", "echo", "wordcount", "blob", "models")
 MIB = 1 << 20
 
 
@@ -48,16 +48,17 @@ class Plan:
     models_calls: int
     models_delay: float
     thread_connect_cap: int  # threads that all connect at once: beyond this, GIL convoys
+    setup_calls: int  # connections made one after another in the set-up scenario
 
     @classmethod
     def quick(cls) -> Plan:
         return cls((10, 100, 1000), 0.05, 6.0, 1000, 5000, 100, 3000,
-                   (100, 1000), (100, 1000), 10, 0.01, 40, 20, 20, 0.1, 1000)
+                   (100, 1000), (100, 1000), 10, 0.01, 40, 20, 20, 0.1, 1000, 300)
 
     @classmethod
     def full(cls) -> Plan:
         return cls((10, 100, 1000, 10_000), 0.1, 60.0, 5000, 50_000, 100, 5000,
-                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25, 2000)
+                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25, 2000, 2000)
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,20 @@ def overhead(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]
         work = Workload(plan.overhead_calls, 1, 0.0)
         cell = Cell("overhead", "zero-delay call", mode.name, servers[0], work.total, 1, 0.0)
         yield Job(cell, mode, work, Echo(0.0), servers[0])
+
+
+SETUP_MODES = ("sync", "portal", "native-asyncio", "native-uvloop", "native-trio", "asyncio-protocol",
+               "raw-socket")
+
+
+def setup(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
+    """Connection set-up, one after another: connect, handshake, one ``echo``, close."""
+    for mode in modes:
+        if mode.name not in SETUP_MODES:
+            continue
+        work = Workload(plan.setup_calls, 1, 0.0)
+        cell = Cell("setup", "connect+call+close", mode.name, servers[0], work.total, 1, 0.0)
+        yield Job(cell, mode, work, SetUp(0.0), servers[0])
 
 
 ECHO_MODES = ("threads", "emulated-pool", "native-asyncio")

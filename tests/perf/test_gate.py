@@ -59,12 +59,18 @@ def test_callback_emulation_is_not_bounded_by_the_pool(server: ServerProcess) ->
     assert wall <= POOL_MODEL / 3, f"callback emulation took {wall:.2f} s with W={W}"
 
 
-def test_native_throughput_keeps_up_with_a_hand_written_client(server: ServerProcess) -> None:
+def test_native_client_cpu_per_call_keeps_up_with_a_hand_written_client(server: ServerProcess) -> None:
+    """100 calls in flight on one connection: the client's own CPU per call (process CPU
+    time, least of three interleaved rounds) against a hand-written asyncio Protocol's.
+    Wall-clock throughput is no judge here: unpinned loopback ping-pong on 2 cores is
+    bimodal, and the peer's rate alone moved between 58k and 92k calls/s from one round
+    to the next, taking the ratio below any bound that still catches a collapse."""
     work = Workload(4000, 100, 0.0, timeout=60)
-    best = {"native-asyncio": 0.0, "asyncio-protocol": 0.0}
-    for _ in range(3):  # interleaved, best of three: a busy neighbour hurts both alike
-        for name in best:
+    least = {"native-asyncio": math.inf, "asyncio-protocol": math.inf}
+    for _ in range(3):
+        for name in least:
             outcome = clean(mode(name).run(*server.address, work), work.total)
-            best[name] = max(best[name], work.total / outcome.wall)
-    ratio = best["native-asyncio"] / best["asyncio-protocol"]
-    assert ratio >= 0.5, f"native {best['native-asyncio']:,.0f} ops/s is {ratio:.2f}× the peer"
+            least[name] = min(least[name], outcome.cpu / work.total)
+    ratio = least["native-asyncio"] / least["asyncio-protocol"]
+    assert ratio <= 2.0, (f"native {least['native-asyncio'] * 1e6:.1f} µs of client CPU per call is "
+                          f"{ratio:.2f}× the peer's {least['asyncio-protocol'] * 1e6:.1f} µs")
