@@ -399,7 +399,12 @@ class BlockingConnection(OnCallTable[Any]):
                 # Interrupted while waiting for the mutex (a gevent.Timeout): the bytes read
                 # are the connection's, not this caller's; route them, then raise.
                 interrupt = exc
-                self._mutex.acquire()
+                while True:  # a second interrupt meanwhile (a kill) must not lose them either
+                    try:
+                        self._mutex.acquire()
+                        break
+                    except BaseException:
+                        continue
             try:
                 if failure is not None:
                     self._table.fail(failure)
