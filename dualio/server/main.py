@@ -27,12 +27,12 @@ def _announce(host: str, port: int) -> None:
 async def _serve_async(config: ServerConfig, on_listening: Callable[[int], None],
                        stop_signals: tuple[signal.Signals, ...]) -> None:
     server = AsyncServer(config)
-    port = await server.start()
-    on_listening(port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in stop_signals:
+    for sig in stop_signals:  # before anyone is told the port: a signal from then on stops it
         loop.add_signal_handler(sig, stop.set)
+    port = await server.start()
+    on_listening(port)
     await stop.wait()
     await server.stop()
 
@@ -40,11 +40,11 @@ async def _serve_async(config: ServerConfig, on_listening: Callable[[int], None]
 def _serve_blocking(server: ThreadedServer, on_listening: Callable[[int], None],
                     stop_signals: tuple[signal.Signals, ...]) -> None:
     """Run a blocking model (threaded or sequential) until one of ``stop_signals``."""
+    stop = threading.Event()
+    for sig in stop_signals:  # before anyone is told the port: a signal from then on stops it
+        signal.signal(sig, lambda *_: stop.set())
     port = server.start()
     on_listening(port)
-    stop = threading.Event()
-    for sig in stop_signals:
-        signal.signal(sig, lambda *_: stop.set())
     while not stop.wait(0.5):
         pass
     server.stop()
