@@ -23,6 +23,7 @@ import select
 import selectors
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -49,6 +50,21 @@ _CLOSE_GRACE = 1.0
 LiveCall = CallState[Any]  # its waiter is the emulation's (a completion), or None
 
 
+def _where() -> str:
+    """The exception on its way out and the line it was raised at, for the failure's text."""
+    exc = sys.exc_info()[1]
+    if exc is None:
+        return "no exception"
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if tb.tb_next is None or "transports" in code.co_filename or "threading" in code.co_filename:
+            frames.append(f"{code.co_name}:{tb.tb_lineno}")
+        tb = tb.tb_next
+    return f"{type(exc).__name__} at {' < '.join(reversed(frames))}"
+
+
 class _Sleeper:
     """A thread's condition on the connection's mutex, knowing whether the mutex was taken
     back after a wait. An interrupt (a ``gevent.Timeout``, an exception from a signal
@@ -67,6 +83,13 @@ class _Sleeper:
 
     def release(self) -> None:
         self._lock.release()
+
+    def _is_owned(self) -> bool:
+        """The condition's check that its caller holds the mutex, which every caller does
+        (the connection's rule). The condition's own check takes the mutex without
+        blocking, and under gevent that can switch greenlets: an interrupt would land in
+        the middle of routing what was read, and the connection would be lost."""
+        return True
 
     def _release_save(self) -> None:
         self.holds = False
@@ -430,7 +453,7 @@ class BlockingConnection(OnCallTable[Any]):
             return failure is None
         finally:
             if data and not routed:  # bytes read but never routed: the stream is lost
-                self._broken(calls.broken(RuntimeError("interrupted while reading")))
+                self._broken(calls.broken(RuntimeError(f"interrupted while reading: {_where()}")))
             if not released:
                 with self._mutex:
                     self._reading = 0
