@@ -31,14 +31,14 @@ import time
 import types
 import weakref
 from collections.abc import AsyncGenerator, Callable, Generator
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from transports import forks
 from transports.blocking.dialing import Connecting
 from transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
 from transports.policy.connect_options import ConnectOptions
 from transports.portal import loop_thread
-from transports.portal.loop_thread import Handoff, LoopThread
+from transports.portal.loop_thread import Handoff, LoopThread, Waitable
 from transports.wire import calls, methods
 from transports.wire.errors import DualioError, UsageError
 
@@ -115,34 +115,35 @@ def _close_if_made(portal: LoopThread, handoff: Handoff[AsyncioConnection]) -> N
         handoff.task.add_done_callback(close)
 
 
-class _Hop:
+class _Hop(Generic[T]):
     """A unary call handed to the loop thread: the loop begins it and, once it has ended,
     releases ``ended``, which the calling thread waits on. No task, no concurrent future."""
 
-    __slots__ = ("call", "ended", "error", "future")
+    __slots__ = ("_conn", "_op", "call", "ended", "error", "future")
 
-    def __init__(self) -> None:
+    def __init__(self, conn: AsyncioConnection, op: methods.Call[T]) -> None:
+        self._conn = conn
+        self._op = op
         self.ended = threading.Lock()
         self.ended.acquire()
         self.future: asyncio.Future[Any] | None = None
         self.call: LiveCall | None = None
         self.error: BaseException | None = None  # what stopped the loop beginning it
 
-    def begin(self, conn: AsyncioConnection, op: methods.Call[Any], timeout: float | None,
-              sent: list[int] | None) -> None:
+    def begin(self, timeout: float | None, sent: list[int] | None) -> None:
         """On the loop."""
         try:
-            self.future, self.call = conn.start(op, timeout, sent, self.ended.release)
+            self.future, self.call = self._conn.start(self._op, timeout, sent, self.ended.release)
         except BaseException as exc:
             self.error = exc
             self.ended.release()
 
-    def abandon(self, conn: AsyncioConnection) -> None:
-        """On the loop: the caller no longer waits."""
+    def cancel(self) -> None:
+        """On the loop: the caller no longer waits; the call is given up."""
         if self.future is not None:
-            conn.abandon(self.future, self.call)
+            self._conn.abandon(self.future, self.call)
 
-    def outcome(self, op: methods.Call[T]) -> T:
+    def result(self) -> T:
         """In the calling thread, once ``ended`` is released: the answer, or what ended the call."""
         if self.error is not None:
             raise self.error
@@ -153,7 +154,7 @@ class _Hop:
         error = future.exception() or self.call.error  # its deadline, or its outcome
         if error is not None:
             raise error
-        return op.decode(self.call.result)
+        return self._op.decode(self.call.result)
 
 
 class PortalConnection:
@@ -204,21 +205,10 @@ class PortalConnection:
 
     def call(self, op: methods.Call[T], timeout: float | None, *, sent: list[int] | None = None) -> T:
         self.check_thread()
-        hop = _Hop()
-        if not self._portal.call_soon(hop.begin, self._conn, op, timeout, sent):
+        hop = _Hop(self._conn, op)
+        if not self._portal.call_soon(hop.begin, timeout, sent):
             self._closed()
-        try:
-            ended = hop.ended.acquire(timeout=-1 if timeout is None else timeout + BACKSTOP)
-        except BaseException:  # interrupted while waiting
-            self._portal.call_soon(hop.abandon, self._conn)
-            raise
-        if not ended and not hop.ended.acquire(blocking=False):
-            self._portal.call_soon(hop.abandon, self._conn)  # the loop never answered
-            raise calls.call_timeout()
-        try:
-            return hop.outcome(op)
-        except asyncio.CancelledError:  # the loop stopped under it: close() ran meanwhile
-            self._closed()
+        return self._result(hop, timeout, calls.call_timeout)
 
     def ping(self, timeout: float | None, *, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
@@ -264,7 +254,7 @@ class PortalConnection:
             pass
 
     def _result(
-        self, handoff: Handoff[T] | None, timeout: float | None, expired: Callable[[], DualioError]
+        self, handoff: Waitable[T] | None, timeout: float | None, expired: Callable[[], DualioError]
     ) -> T:
         if handoff is None:
             self._closed()

@@ -31,6 +31,7 @@ from transports import forks
 from transports.wire.errors import DualioError
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 log = logging.getLogger("dualio.transport")
 
 JOIN_TIMEOUT = 5.0
@@ -44,6 +45,18 @@ class Hosted(Protocol):
     """A connection living on the loop."""
 
     async def aclose(self) -> None: ...
+
+
+class Waitable(Protocol[T_co]):
+    """Work handed to the loop that a thread waits for: the loop releases ``ended`` once
+    it has ended; ``cancel`` runs on the loop when the waiter leaves first."""
+
+    @property
+    def ended(self) -> threading.Lock: ...
+
+    def cancel(self) -> None: ...
+
+    def result(self) -> T_co: ...
 
 
 class Handoff(Generic[T]):
@@ -157,11 +170,11 @@ class LoopThread:
             except Exception:
                 log.exception("a callback handed to the portal's event loop failed")
 
-    def wait(self, handoff: Handoff[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
-        """The coroutine's result, or its exception. A wait that ends before the coroutine
-        does cancels it: after ``timeout`` seconds (raising ``expired()``), or when the
-        waiting thread is interrupted (KeyboardInterrupt). ``asyncio.CancelledError`` when
-        the loop cancelled it (``stop``)."""
+    def wait(self, handoff: Waitable[T], timeout: float | None, expired: Callable[[], DualioError]) -> T:
+        """The work's result, or its exception. A wait that ends before the work does
+        cancels it: after ``timeout`` seconds (raising ``expired()``), or when the waiting
+        thread is interrupted (KeyboardInterrupt). ``asyncio.CancelledError`` when the
+        loop cancelled it (``stop``)."""
         try:
             ended = handoff.ended.acquire(timeout=-1 if timeout is None else timeout)
         except BaseException:
