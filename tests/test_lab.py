@@ -69,6 +69,9 @@ def test_the_portal_is_measured_beside_anyio_and_synchronicity(server: ServerPro
         assert ("throughput", "concurrent", mode) in measured
     floor = next(c for c in cells if c["mode"] == "thread-floor")
     assert floor["wall_s"] >= 0.02 and floor["model_s"] is None
+    for mode in ("portal-threads", "anyio-portal-threads", "synchronicity-threads"):
+        fanned = next(c for c in cells if c["scenario"] == "fanout" and c["mode"] == mode)
+        assert fanned["model_s"] > floor["wall_s"]  # F + N·c, F from the same round
     for anchor in ("anyio-portal", "synchronicity"):
         assert f"portal sequential time vs {anchor}" in run.stdout
     assert "portal-threads fan-out measured/model" in run.stdout

@@ -43,6 +43,7 @@ from dualio.lab.scenarios import (
     native_model,
     overhead,
     setup,
+    thread_model,
     throughput,
     wordcount,
 )
@@ -340,6 +341,7 @@ class Lab:
         self.stats = stats
         self.slowdown = slowdown
         self.per_call: dict[str, float] = {}  # mode -> CPU cost per call, from concurrent throughput
+        self.thread_floor: dict[int, float] = {}  # N -> the thread-floor row's wall, this round
 
     def warm_up(self, pairs: Sequence[tuple[Mode, str]]) -> None:
         """A short unrecorded run of each mode against each server it will meet: imports,
@@ -357,7 +359,9 @@ class Lab:
             cell.errors, cell.note = job.work.total, "the server process died"
             return cell
         if cell.scenario == "fanout" and mode.name in self.per_call and not job.cell.model_s:
-            cell.model_s = native_model(cell.total, cell.delay, self.per_call[mode.name])
+            floor = self.thread_floor.get(cell.total) if mode.family == "threads" else None
+            cell.model_s = (native_model(cell.total, cell.delay, self.per_call[mode.name]) if floor is None
+                            else thread_model(cell.total, floor, self.per_call[mode.name]))
         op = _fresh_op(job.op)
         stats_client = self.stats[job.server]
         asking = True  # the lab's own stats call, not the measured calls, is under way
@@ -388,6 +392,11 @@ class Lab:
                 raise ServerGone(str(exc), [cell]) from exc
         if cell.scenario == "throughput" and cell.case.startswith("concurrent") and cell.ops_per_s:
             self.per_call[mode.name] = 1 / cell.ops_per_s
+        if mode.family == THREAD_FLOOR.family:
+            if cell.wall_s and not cell.errors:
+                self.thread_floor[cell.total] = cell.wall_s
+            else:
+                self.thread_floor.pop(cell.total, None)
         return cell
 
     @staticmethod

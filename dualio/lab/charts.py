@@ -104,10 +104,12 @@ def style(mode: str) -> Style:
 
 POOL_MODEL = "model: ceil(N/W)·Y"
 NATIVE_MODEL = "model: Y + N·c"
+THREAD_MODEL = "model: F + N·c"
 SEQUENTIAL_MODEL = "model: N·Y"
 MODEL_LINES: dict[str, LineStyle] = {
     POOL_MODEL: (0, (8, 4)),
     NATIVE_MODEL: (0, (3, 3)),
+    THREAD_MODEL: (0, (1, 2)),
     SEQUENTIAL_MODEL: (0, (8, 3, 1.5, 3)),
 }
 POOL_MODES = ("emulated-pool", "asyncio.to_thread", "anyio.to_thread")
@@ -121,6 +123,8 @@ def model_kind(mode: str) -> str:
         return SEQUENTIAL_MODEL
     if mode in POOL_MODES or mode.startswith("emulated-pool-w"):
         return POOL_MODEL
+    if family == "threads":
+        return THREAD_MODEL
     return NATIVE_MODEL
 
 

@@ -289,7 +289,7 @@ THREAD_FLOOR = Mode("thread-floor", "thread-floor",
                     "as threads, each thread only sleeping Y: no call (the floor of the thread modes)",
                     backend="")
 """Measured beside the thread modes' fan-out: what N CPython threads cost by themselves,
-which the model Y + N·c leaves out."""
+the floor F of their model F + N·c."""
 
 
 _RUNNERS: dict[str, Callable[[Mode, str, int, Workload, Operation], Outcome]] = {

@@ -219,3 +219,10 @@ def blob(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
 def native_model(n: int, delay: float, per_call_s: float) -> float:
     """Y + N·c for coroutines: every call waits in parallel, CPU cost c adds up."""
     return delay + n * per_call_s
+
+
+def thread_model(n: int, floor_s: float, per_call_s: float) -> float:
+    """F + N·c for the thread modes: F is the ``thread-floor`` row of the same round (N
+    threads released at once, each only sleeping Y, so F ≥ Y), and the calls' CPU cost
+    c adds up on top."""
+    return floor_s + n * per_call_s

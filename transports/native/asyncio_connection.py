@@ -30,7 +30,7 @@ from transports.wire.deadlines import Deadlines
 from transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
-_CLOSE_GRACE = 1.0
+CLOSE_GRACE = 1.0
 _BATCH_FRAMES = 256
 """Frames queued in one loop iteration go out together, this many at a time: a long batch
 would hold the first requests back until the last is made (fan-out)."""
@@ -421,8 +421,20 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
 
     async def aclose(self) -> None:
         """Say goodbye, fail waiting calls with ClosedError, wait for the socket to close."""
+        lost = self.begin_close()
+        if lost is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(lost), CLOSE_GRACE)
+            except TimeoutError:
+                self.abort()
+
+    def begin_close(self) -> asyncio.Future[None] | None:
+        """What ``aclose`` does before it waits, for a caller that waits by callback: say
+        goodbye, fail waiting calls with ClosedError and close the transport. The future
+        ends when the socket has closed (``abort`` if it outlasts ``CLOSE_GRACE``); None
+        when there is nothing to wait for, closing having begun before."""
         if self._table.closing:
-            return
+            return None
         goodbye = self._table.close()
         transport = self._transport
         if transport is not None and goodbye:
@@ -430,11 +442,15 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
             self._flush()
         self._table.fail(calls.closed_by_user())
         self._resume()
-        if transport is not None:
-            transport.close()
-            if not self._disconnected:
-                lost = self._lost = self._loop.create_future()
-                try:
-                    await asyncio.wait_for(asyncio.shield(lost), _CLOSE_GRACE)
-                except TimeoutError:
-                    transport.abort()
+        if transport is None:
+            return None
+        transport.close()
+        if self._disconnected:
+            return None
+        lost = self._lost = self._loop.create_future()
+        return lost
+
+    def abort(self) -> None:
+        """Close the socket now, dropping what is unsent."""
+        if self._transport is not None:
+            self._transport.abort()

@@ -35,7 +35,7 @@ from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from transports import forks
 from transports.blocking.dialing import Connecting
-from transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
+from transports.native.asyncio_connection import CLOSE_GRACE, PING_OP, AsyncioConnection, LiveCall
 from transports.policy.connect_options import ConnectOptions
 from transports.portal import loop_thread
 from transports.portal.loop_thread import Handoff, LoopThread, Waitable
@@ -47,7 +47,7 @@ T = TypeVar("T")
 BACKSTOP = 0.25
 """Seconds a waiting thread allows beyond a call's own timeout before it gives the call up."""
 _STREAM_CLOSE = 1.0  # at most this long to close a stream left early
-_CLOSE_WAIT = 2.0  # at most this long for the loop to close a connection (its goodbye: 1 s)
+_CLOSE_WAIT = 2.0  # at most this long for the loop to close a connection (its grace: 1 s)
 
 
 class _End:
@@ -77,9 +77,43 @@ async def _hosted(portal: LoopThread, options: ConnectOptions) -> AsyncioConnect
     return conn
 
 
-async def _unhosted(portal: LoopThread, conn: AsyncioConnection) -> None:
-    portal.hosted.discard(conn)
-    await conn.aclose()
+class _Closing:
+    """A connection's close handed to the loop thread: the loop begins it and, once the
+    socket has closed, releases ``ended``. No task: a close is a callback and the loop
+    iterations its socket needs, which matters when thousands of threads, each closing
+    its own client, take turns with the loop thread for the GIL."""
+
+    __slots__ = ("_conn", "_portal", "ended")
+
+    def __init__(self, portal: LoopThread, conn: AsyncioConnection) -> None:
+        self._portal = portal
+        self._conn = conn
+        self.ended = threading.Lock()
+        self.ended.acquire()
+
+    def begin(self) -> None:
+        """On the loop."""
+        self._portal.hosted.discard(self._conn)
+        try:
+            lost = self._conn.begin_close()
+        except BaseException:
+            self.ended.release()
+            raise
+        if lost is None:
+            self.ended.release()
+            return
+        grace = self._portal.loop.call_later(CLOSE_GRACE, self._conn.abort)
+        lost.add_done_callback(functools.partial(self._closed, grace))
+
+    def _closed(self, grace: asyncio.TimerHandle, lost: asyncio.Future[None]) -> None:
+        grace.cancel()
+        self.ended.release()
+
+    def cancel(self) -> None:
+        """The closing thread stopped waiting: the close goes on by itself."""
+
+    def result(self) -> None:
+        return None
 
 
 def _backstop(timeout: float | None) -> float | None:
@@ -89,7 +123,7 @@ def _backstop(timeout: float | None) -> float | None:
 def _close_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
     """A connection dropped without close(): close it on the loop, without waiting."""
     if portal.open:
-        portal.submit(_unhosted(portal, conn))
+        portal.call_soon(_Closing(portal, conn).begin)
 
 
 def _stopped() -> RuntimeError:
@@ -109,7 +143,7 @@ def _close_if_made(portal: LoopThread, handoff: Handoff[AsyncioConnection]) -> N
 
     def close(task: asyncio.Task[AsyncioConnection]) -> None:
         if not task.cancelled() and task.exception() is None:
-            portal.loop.create_task(_unhosted(portal, task.result()))
+            _Closing(portal, task.result()).begin()
 
     if handoff.task is not None:
         handoff.task.add_done_callback(close)
@@ -314,12 +348,12 @@ class PortalConnection:
             return
         self.check_thread()
         self._unclosed.detach()
-        handoff = self._portal.submit(_unhosted(self._portal, self._conn))
-        if handoff is None:
+        closing = _Closing(self._portal, self._conn)
+        if not self._portal.call_soon(closing.begin):
             return  # the interpreter is exiting: the loop closes what is left
         try:
-            self._portal.wait(handoff, _CLOSE_WAIT, calls.call_timeout)
-        except (DualioError, asyncio.CancelledError):
+            self._portal.wait(closing, _CLOSE_WAIT, calls.call_timeout)
+        except DualioError:
             pass  # the connection is failed on the loop meanwhile; nothing more to wait for
 
     def forget(self) -> None:
