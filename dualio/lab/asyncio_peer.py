@@ -8,13 +8,9 @@ the lab on purpose; it is not part of the SDK.
 from __future__ import annotations
 
 import asyncio
-import struct
 from typing import cast
 
-_HEADER = struct.Struct(">IBI")
-_HELLO, _WELCOME, _REQUEST, _RESPONSE, _ERROR = 1, 2, 3, 4, 5
-_ECHO = b"\x04echo"
-_DELAY = struct.Struct(">d")
+from dualio.lab.peer_frames import HEADER, HELLO_FRAME, RESPONSE, WELCOME, echo_request
 
 
 class PeerProtocol(asyncio.Protocol):
@@ -28,26 +24,26 @@ class PeerProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's stream transport has asyncio.Transport's methods without subclassing it
         self.transport = cast(asyncio.Transport, transport)
-        self.transport.write(_HEADER.pack(7, _HELLO, 0) + b"\x00\x01")
+        self.transport.write(HELLO_FRAME)
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
         buffer += data
         pos = 0
         while len(buffer) - pos >= 9:
-            length, kind, rid = _HEADER.unpack_from(buffer, pos)
+            length, kind, rid = HEADER.unpack_from(buffer, pos)
             end = pos + 4 + length
             if end > len(buffer):
                 break
             payload = bytes(buffer[pos + 9 : end])
             pos = end
-            if kind == _WELCOME:
+            if kind == WELCOME:
                 self.welcome.set_result(None)
                 continue
             future = self.waiting.pop(rid, None)
             if future is None or future.done():
                 continue
-            if kind == _RESPONSE:
+            if kind == RESPONSE:
                 future.set_result(payload)
             else:
                 future.set_exception(RuntimeError(f"frame kind {kind}: {payload!r}"))
@@ -61,9 +57,8 @@ class PeerProtocol(asyncio.Protocol):
     def echo(self, data: bytes, delay: float = 0.0) -> asyncio.Future[bytes]:
         rid = self.next_id
         self.next_id += 1
-        payload = _ECHO + _DELAY.pack(delay) + data
         assert self.transport is not None
-        self.transport.write(_HEADER.pack(5 + len(payload), _REQUEST, rid) + payload)
+        self.transport.write(echo_request(rid, data, delay))
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self.waiting[rid] = future
         return future

@@ -216,6 +216,9 @@ def evaluate(cells: Sequence[Cell]) -> list[Goal]:
     goals.append(_ratio_goal("native concurrent vs hand-written asyncio", 0.8,
                              _find(cells, "throughput", "concurrent", "native-asyncio"),
                              _find(cells, "throughput", "concurrent", "asyncio-protocol")))
+    goals.append(_ratio_goal("native-trio concurrent vs hand-written trio", 0.85,
+                             _find(cells, "throughput", "concurrent", "native-trio"),
+                             _find(cells, "throughput", "concurrent", "trio-peer")))
     goals.append(_ratio_goal("uvloop vs asyncio (native concurrent)", 1.3,
                              _find(cells, "throughput", "concurrent", "native-uvloop"),
                              _find(cells, "throughput", "concurrent", "native-asyncio")))

@@ -217,6 +217,27 @@ def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload, op: Oper
     return _anyio_run(mode, main)
 
 
+def _run_trio_peer(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
+    from dualio.lab.trio_peer import TrioPeer
+
+    async def main() -> Outcome:
+        if op.per_request_connection:
+            async def connected_call(index: int) -> bool:
+                async with TrioPeer.connect(host, port) as own:
+                    sent = payload(index)
+                    return await own.echo(sent, work.delay) == sent
+
+            return await drive_async(connected_call, work)
+        async with TrioPeer.connect(host, port) as peer:
+            async def call(index: int) -> bool:
+                sent = payload(index)
+                return await peer.echo(sent, work.delay) == sent
+
+            return await drive_async(call, work)
+
+    return _anyio_run(mode, main)
+
+
 def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     """A blocking socket loop with no SDK at all: the floor for sequential calls. Plain
     blocking reads into one buffer (the kernel's SO_RCVTIMEO bounds each), so a call
@@ -299,6 +320,7 @@ _RUNNERS: dict[str, Callable[[Mode, str, int, Workload, Operation], Outcome]] = 
     "native": _run_async_client,
     "to_thread": _run_to_thread,
     "asyncio-peer": _run_asyncio_peer,
+    "trio-peer": _run_trio_peer,
     "raw-socket": _run_raw_socket,
     "thread-floor": _run_thread_floor,
 }
@@ -348,6 +370,8 @@ def all_modes(workers: int | None = None) -> list[Mode]:
              f"sync Client through anyio.to_thread.run_sync (W={ANYIO_DEFAULT_TOKENS})",
              workers=ANYIO_DEFAULT_TOKENS),
         Mode("asyncio-protocol", "asyncio-peer", "hand-written asyncio Protocol client (floor)"),
+        Mode("trio-peer", "trio-peer", "hand-written trio client: a reader task, a writer task (trio floor)",
+             backend="trio", needs="trio"),
         Mode("raw-socket", "raw-socket", "blocking socket loop, no SDK (sequential floor)",
              backend=""),
     ]

@@ -135,7 +135,7 @@ def overhead(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]
 
 
 SETUP_MODES = ("sync", "portal", "native-asyncio", "native-uvloop", "native-trio", "asyncio-protocol",
-               "raw-socket")
+               "trio-peer", "raw-socket")
 
 
 def setup(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
