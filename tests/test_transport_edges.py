@@ -110,3 +110,83 @@ def test_an_interrupt_as_a_lone_caller_takes_the_reader_role_gives_it_back(
         monkeypatch.undo()
         assert interrupted
         assert client.echo(b"after", timeout=2) == b"after"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_waiting_call_ends_at_its_timeout_while_another_call_reads(server: ServerProcess) -> None:
+    """On the anyio transport a waiter has no cancel scope of its own while a reader reads:
+    the reader's read ends at the earliest timeout of all and wakes the waiter whose
+    time is up. Whichever of the two reads, the short call ends at its own timeout,
+    the long one gets its answer, and the connection goes on."""
+    async with AsyncClient(*server.address, transport="anyio", timeout=10) as client:
+        ended: dict[str, float] = {}
+        started = time.perf_counter()
+
+        async def long_call() -> None:
+            assert await client.echo(b"long", delay=1.0) == b"long"
+            ended["long"] = time.perf_counter() - started
+
+        async def short_call(timeout: float) -> None:
+            with pytest.raises(DualioTimeout):
+                await client.echo(b"short", delay=1.0, timeout=timeout)
+            ended[f"short {timeout}"] = time.perf_counter() - started
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(long_call)
+            await anyio.sleep(0.05)  # the long call reads; the short ones wait
+            tasks.start_soon(short_call, 0.4)
+            tasks.start_soon(short_call, 0.2)
+        assert 0.2 <= ended["short 0.2"] < 0.2 + 0.05 + 0.3, ended
+        assert 0.4 <= ended["short 0.4"] < 0.4 + 0.05 + 0.3, ended
+        assert ended["long"] >= 1.0
+        assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_requests_that_joined_a_writer_leave_even_when_it_is_cancelled_before_sending_them(
+    server: ServerProcess,
+) -> None:
+    """A request written while another task holds the write lock joins that writer's
+    batch and its caller goes on to wait. Here the writer's send of its own request
+    finishes, and the writer is cancelled before it sends what joined meanwhile: what
+    joined still leaves, and each of those calls gets its own answer."""
+    async with AsyncClient(*server.address, transport="anyio", timeout=10) as client:
+        await client.ping()
+        conn = client._conn
+        stream = conn._stream  # type: ignore[union-attr]
+        send = stream.send
+        in_send, release = anyio.Event(), anyio.Event()
+
+        async def held_send(data: bytes) -> None:
+            await send(data)  # the writer's own request leaves, then it is held, shielded
+            in_send.set()
+            with anyio.CancelScope(shield=True):
+                await release.wait()
+
+        stream.send = held_send
+        answers: dict[int, bytes] = {}
+        writer_scope = anyio.CancelScope()
+
+        async def writer() -> None:
+            with writer_scope:
+                await client.echo(b"writer", delay=0.2)
+
+        async def joined(n: int) -> None:
+            answers[n] = await client.echo(b"joined %d" % n)
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(writer)
+                await in_send.wait()
+                stream.send = send
+                for n in range(3):
+                    tasks.start_soon(joined, n)
+                await anyio.sleep(0.05)  # they joined the held writer's batch
+                assert not answers
+                writer_scope.cancel()
+                release.set()
+        assert writer_scope.cancelled_caught
+        assert answers == {n: b"joined %d" % n for n in range(3)}
+        assert await client.echo(b"after") == b"after"

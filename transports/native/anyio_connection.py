@@ -16,11 +16,13 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
+import math
 import socket
 import ssl
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import TypeVar
+from types import TracebackType
+from typing import Protocol, Self, TypeVar
 
 import anyio
 from anyio.abc import ByteStream, SocketAttribute
@@ -40,6 +42,22 @@ _CLOSE_GRACE = 1.0
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
 _IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
 LiveCall = CallState[anyio.Event]
+
+
+class _Scope(Protocol):
+    @property
+    def cancelled_caught(self) -> bool: ...
+
+    @property
+    def deadline(self) -> float: ...
+
+    @deadline.setter
+    def deadline(self, value: float) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> bool | None: ...
 
 
 def _nothing_pending() -> bool:
@@ -65,12 +83,27 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         self._queued = 0  # frames ever queued ...
         self._sent = 0  # ... and how many of them are on the wire
         self._reading = False
-        self._waiters: dict[LiveCall, None] = {}  # ordered: the next reader is the first
+        self._waiters: dict[LiveCall, float] = {}  # -> until; ordered: the next reader is the first
+        self._watched: set[LiveCall] = set()  # waiters whose time the reader keeps
+        self._read_scope: _Scope | None = None  # the reader's, while it reads
+        self._read_until = math.inf
         self._raw: socket.socket | None = stream.extra(SocketAttribute.raw_socket, None)
         self._pending_input: Callable[[], bool] = (
             _nothing_pending if self._raw is None else PendingInput(self._raw)
         )
         self.loop = LoopHandle.current()
+        # Every call that waits does so in a cancel scope (its timeout): on trio, trio's own,
+        # without anyio's wrapper and context manager around it.
+        self._clock: Callable[[], float] = anyio.current_time
+        self._scope_type: Callable[..., _Scope] = anyio.CancelScope
+        if self.loop.backend == "trio":
+            import trio
+
+            self._clock, self._scope_type = trio.current_time, trio.CancelScope
+
+    def _within(self, seconds: float | None) -> _Scope:
+        """A cancel scope that ends ``seconds`` from now (None: never), as ``move_on_after``."""
+        return self._scope_type(deadline=math.inf if seconds is None else self._clock() + seconds)
 
     @classmethod
     async def connect(cls, options: ConnectOptions) -> AnyioConnection:
@@ -134,7 +167,13 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             await self._teardown(effect.failure)
 
     async def _send_request(self, send: procedure.Send) -> None:
+        """A request joins the batch of the writer holding the lock, if one does (it sends
+        what was queued before it lets go): the caller goes on to wait for its answer at
+        once, as on asyncio, where a write only fills the transport's buffer."""
         data = send.data
+        if self._write_lock.locked():
+            self._queue(data)
+            return
         try:
             await self._write(data, send.until)
         except BaseException:
@@ -142,7 +181,18 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             if waiting is not None:  # still queued: take it back, it never left
                 del self._outbox[waiting]
             send.may_have_left = waiting is None
+            if self._outbox and self._table.failure is None:
+                await self._send_left()
             raise
+
+    async def _send_left(self) -> None:
+        """Send the requests that joined a writer that stopped before sending them (it was
+        cancelled, or its own time ran out first): their callers wait for answers."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+            try:
+                await self._write(b"", deadline(_CLOSE_GRACE))
+            except DualioError:
+                pass  # the connection failed: so do the calls that were waiting
 
     async def _control(self, data: bytes) -> None:
         """A CANCEL or a PING: written now if nobody is writing, else queued for the writer
@@ -175,7 +225,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         try:
             self._write_lock.acquire_nowait()
         except anyio.WouldBlock:
-            with anyio.move_on_after(calls.remaining(until)) as waiting:
+            with self._within(calls.remaining(until)) as waiting:
                 await self._write_lock.acquire()
             if waiting.cancelled_caught:
                 raise calls.write_lock_timeout() from None
@@ -208,7 +258,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
         try:
             while not write.finished:
                 piece = batch if len(batch) <= _WRITE_PIECE else bytes(write.rest[:_WRITE_PIECE])
-                with anyio.move_on_after(max(write.wait_until() - time.monotonic(), 0)) as sending:
+                with self._within(max(write.wait_until() - time.monotonic(), 0)) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
                     error, failure = write.expired(may_have_begun=True)
@@ -233,26 +283,63 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     async def _await_news(self, call: LiveCall, until: float, want_item: bool) -> None:
         """Return when ``call`` is done (or has an item), or at ``until``; read while nobody
-        else does."""
-        left = calls.remaining(until)
+        else does.
+
+        A waiter's time is kept by the reader, whose read ends at the earliest ``until``
+        of all (it wakes the waiters whose time is up), so a call waits on its event
+        alone, with no cancel scope of its own (on trio, a scope per call was a third of
+        a call's cost). With no reader (a stream's backlog holds them all), each waiter
+        keeps its own time."""
         try:
-            with anyio.move_on_after(None if left is None else max(left, 0)):
-                while not (call.done or (want_item and call.items)):
-                    if not self._reading and not self._table.holds_reading(call):
-                        self._reading = True
-                        try:
-                            await self._read_some()
-                        finally:
-                            self._reading = False
-                        continue
-                    call.waiter = anyio.Event()
-                    self._waiters[call] = None
-                    try:
+            while not (call.done or (want_item and call.items)):
+                if time.monotonic() >= until:
+                    return
+                if not self._reading and not self._table.holds_reading(call):
+                    await self._read_for(until)
+                    continue
+                call.waiter = anyio.Event()
+                self._waiters[call] = until
+                try:
+                    if self._read_scope is not None:
+                        self._watched.add(call)
+                        if until < self._read_until:
+                            self._read_until = until
+                            self._read_scope.deadline = self._clock() + max(until - time.monotonic(), 0)
                         await call.waiter.wait()
-                    finally:
-                        self._waiters.pop(call, None)
+                    else:
+                        with self._within(max(until - time.monotonic(), 0)):
+                            await call.waiter.wait()
+                finally:
+                    self._waiters.pop(call, None)
+                    self._watched.discard(call)
         finally:
             self._pass_reader_role()
+
+    async def _read_for(self, until: float) -> None:
+        """Read once, as the reader, by the earliest ``until`` of the reader and every waiter."""
+        earliest = min(until, min(self._waiters.values(), default=math.inf))
+        self._reading = True
+        self._read_until = earliest
+        scope = self._read_scope = self._within(
+            None if earliest == math.inf else max(earliest - time.monotonic(), 0))
+        try:
+            with scope:
+                await self._read_some()
+        finally:
+            self._reading = False
+            self._read_scope = None
+            self._read_until = math.inf
+            self._wake_unwatched()
+
+    def _wake_unwatched(self) -> None:
+        """Once a read ends, the watched waiters whose time is up are woken to see so (the
+        others are kept by the next read, this reader's or the next reader's)."""
+        if not self._watched:
+            return
+        now = time.monotonic()
+        for waiting in [c for c in self._watched if self._waiters.get(c, math.inf) <= now]:
+            self._watched.discard(waiting)
+            _wake(waiting)
 
     async def _read_idle(self, until: float) -> None:
         """Read what arrived while the connection was idle (``CallTable.idle``: a goodbye,
@@ -269,7 +356,12 @@ class AnyioConnection(Roundtrips[anyio.Event]):
 
     def _pass_reader_role(self) -> None:
         if not self._reading and self._waiters:
-            _wake(next(iter(self._waiters)))
+            first = next(iter(self._waiters))
+            _wake(first)
+            if self._table.holds_reading(first):  # it will not read: nobody keeps their time
+                for waiting in self._watched:
+                    _wake(waiting)
+                self._watched.clear()
 
     async def _read_some(self) -> None:
         try:
