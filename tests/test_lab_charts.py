@@ -195,8 +195,10 @@ def test_model_kinds_follow_the_modes() -> None:
         assert charts.model_kind(mode) == charts.SEQUENTIAL_MODEL
     for mode in ("emulated-pool", "emulated-pool-w50", "asyncio.to_thread", "anyio.to_thread"):
         assert charts.model_kind(mode) == charts.POOL_MODEL
-    for mode in ("native-asyncio", "emulated-callback", "threads", "portal-threads", "anyio-portal-threads"):
+    for mode in ("native-asyncio", "emulated-callback", "trio-peer"):
         assert charts.model_kind(mode) == charts.NATIVE_MODEL
+    for mode in ("threads", "portal-threads", "anyio-portal-threads", "synchronicity-threads"):
+        assert charts.model_kind(mode) == charts.THREAD_MODEL  # F + N·c, F the thread floor
     for mode in all_modes(workers=50):
         if mode.workers and mode.family != "sync":
             assert charts.model_kind(mode.name) == charts.POOL_MODEL, mode.name

@@ -80,7 +80,7 @@ STYLES: dict[str, Style] = {
     "asyncio.to_thread": Style("#000000", "s", PEER, fill="none"),
     "anyio.to_thread": Style("#8c564b", "d", PEER, fill="none"),
     "asyncio-protocol": Style("#7f7f7f", "*", PEER, fill="none"),
-    "trio-peer": Style("#f7b6d2", "P", PEER, fill="none"),
+    "trio-peer": Style("#f7b6d2", "x", PEER, fill="none"),
     "raw-socket": Style("#5254a3", "X", PEER, fill="none"),
 }
 # Modes not named above (``emulated-pool-w50``, or a mode added later): colours no known mode
