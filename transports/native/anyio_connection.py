@@ -41,7 +41,15 @@ T = TypeVar("T")
 _CLOSE_GRACE = 1.0
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
 _IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
-LiveCall = CallState[anyio.Event]
+
+
+class _Event(Protocol):
+    def set(self) -> None: ...
+
+    async def wait(self) -> None: ...
+
+
+LiveCall = CallState[_Event]
 
 
 class _Scope(Protocol):
@@ -69,12 +77,12 @@ def _wake(call: LiveCall) -> None:
         call.waiter.set()
 
 
-class AnyioConnection(Roundtrips[anyio.Event]):
+class AnyioConnection(Roundtrips[_Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
     def __init__(self, stream: ByteStream, options: ConnectOptions) -> None:
         self._stream = stream
-        self._table: CallTable[anyio.Event] = CallTable(
+        self._table: CallTable[_Event] = CallTable(
             token=options.token, max_frame_size=options.max_frame_size, wake=_wake,
             keepalive=options.keepalive,
         )
@@ -92,14 +100,15 @@ class AnyioConnection(Roundtrips[anyio.Event]):
             _nothing_pending if self._raw is None else PendingInput(self._raw)
         )
         self.loop = LoopHandle.current()
-        # Every call that waits does so in a cancel scope (its timeout): on trio, trio's own,
-        # without anyio's wrapper and context manager around it.
+        # A waiting call's event and the reader's cancel scope: on trio, trio's own, without
+        # anyio's wrappers around them (their cost is paid per call).
         self._clock: Callable[[], float] = anyio.current_time
         self._scope_type: Callable[..., _Scope] = anyio.CancelScope
+        self._event_type: Callable[[], _Event] = anyio.Event
         if self.loop.backend == "trio":
             import trio
 
-            self._clock, self._scope_type = trio.current_time, trio.CancelScope
+            self._clock, self._scope_type, self._event_type = trio.current_time, trio.CancelScope, trio.Event
 
     def _within(self, seconds: float | None) -> _Scope:
         """A cancel scope that ends ``seconds`` from now (None: never), as ``move_on_after``."""
@@ -297,7 +306,7 @@ class AnyioConnection(Roundtrips[anyio.Event]):
                 if not self._reading and not self._table.holds_reading(call):
                     await self._read_for(until)
                     continue
-                call.waiter = anyio.Event()
+                call.waiter = self._event_type()
                 self._waiters[call] = until
                 try:
                     if self._read_scope is not None:
