@@ -423,10 +423,11 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         """Say goodbye, fail waiting calls with ClosedError, wait for the socket to close."""
         lost = self.begin_close()
         if lost is not None:
+            grace = self._loop.call_later(CLOSE_GRACE, self.abort)
             try:
-                await asyncio.wait_for(asyncio.shield(lost), CLOSE_GRACE)
-            except TimeoutError:
-                self.abort()
+                await lost
+            finally:
+                grace.cancel()
 
     def begin_close(self) -> asyncio.Future[None] | None:
         """What ``aclose`` does before it waits, for a caller that waits by callback: say
