@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dualio.lab.server_process import ServerProcess as LabServer
 from dualio_sync import Client
 from tests.conftest import ServerProcess
 
@@ -75,6 +76,32 @@ def test_the_portal_is_measured_beside_anyio_and_synchronicity(server: ServerPro
     for anchor in ("anyio-portal", "synchronicity"):
         assert f"portal sequential time vs {anchor}" in run.stdout
     assert "portal-threads fan-out measured/model" in run.stdout
+
+
+def test_the_reference_server_is_measured_against_the_minimal_server(tmp_path: Path) -> None:
+    """The lab starts both servers; each case has the server's CPU per request on each, and
+    the goals compare them round by round. The floor server counts nothing, so its cells
+    are checked by the client only (every answer is compared with what was sent)."""
+    run = bench("--scenario", "server", "--quick", "--repeat", "1", "--no-pin", "--out", str(tmp_path),
+                cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    results = json.loads((folder / "results.json").read_text())
+    cells = results["cells"]
+    assert {(c["case"].split()[0], c["server"]) for c in cells} == {
+        (case, server) for case in ("sequential", "concurrent") for server in ("async", "floor")}
+    assert all(c["errors"] == 0 and c["wrong"] == 0 and c["server_cpu_us"] > 0 for c in cells), cells
+    assert set(results["meta"]["servers"]) == {"async", "floor"}
+    for case in ("sequential", "concurrent"):
+        assert f"server CPU per request vs minimal server ({case})" in run.stdout
+        assert f"not measured server CPU per request vs minimal server ({case})" not in run.stdout
+
+
+def test_the_minimal_server_answers_the_sdk_too() -> None:
+    """The floor speaks enough of the protocol for the SDK's own clients (echo only)."""
+    with LabServer("peer") as floor, Client(floor.host, floor.port, timeout=5) as client:
+        assert client.echo(b"floor") == b"floor"
+        assert client.echo(b"later", delay=0.05) == b"later"
 
 
 def test_connection_set_up_is_measured_in_client_cpu_against_the_raw_peers(

@@ -42,6 +42,7 @@ from dualio.lab.scenarios import (
     fanout,
     native_model,
     overhead,
+    server_floor,
     setup,
     thread_model,
     throughput,
@@ -60,6 +61,7 @@ _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "echo": echo,
     "wordcount": wordcount,
     "blob": blob,
+    "server": server_floor,
 }
 BOTH_SERVER_MODELS = ("echo", "blob")
 QUICK_REPEAT, FULL_REPEAT = 3, 5
@@ -333,7 +335,7 @@ class Lab:
     """The servers of one run and the measurement of one round of a job or a model."""
 
     def __init__(self, plan: Plan, servers: dict[str, ServerProcess | None],
-                 addresses: dict[str, tuple[str, int]], stats: dict[str, StatsSource],
+                 addresses: dict[str, tuple[str, int]], stats: dict[str, StatsSource | None],
                  slowdown: float) -> None:
         self.plan = plan
         self.servers = servers
@@ -366,7 +368,7 @@ class Lab:
         stats_client = self.stats[job.server]
         asking = True  # the lab's own stats call, not the measured calls, is under way
         try:
-            before = server_stats(stats_client)
+            before = None if stats_client is None else server_stats(stats_client)
             asking = False
             server_cpu = None if process is None else process.cpu_seconds()
             peak_reset = process is not None and process.reset_peak_rss()
@@ -378,17 +380,18 @@ class Lab:
             if process is not None:
                 self._server_use(cell, process, server_cpu, peak_reset, peak.server_rss,
                                  len(outcome.latencies))
-            asking = True
-            after = server_stats(stats_client)
-            asking = False
-            if mode.family != THREAD_FLOOR.family:  # it calls no server
-                check_server(cell, before, after, job.work)
+            if stats_client is not None and before is not None:  # the floor server counts nothing
+                asking = True
+                after = server_stats(stats_client)
+                asking = False
+                if mode.family != THREAD_FLOOR.family:  # it calls no server
+                    check_server(cell, before, after, job.work)
             if isinstance(op, WordCount):
                 _check_words(cell, op)
         except Exception as exc:  # one failed cell must not lose the others
             cell.errors = max(cell.errors, 1)
             cell.note = f"{type(exc).__name__}: {exc}"
-            if isinstance(exc, DualioError) and (asking or stats_client.closed):
+            if isinstance(exc, DualioError) and stats_client is not None and (asking or stats_client.closed):
                 raise ServerGone(str(exc), [cell]) from exc
         if cell.scenario == "throughput" and cell.case.startswith("concurrent") and cell.ops_per_s:
             self.per_call[mode.name] = 1 / cell.ops_per_s
@@ -560,6 +563,8 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
         used.update(wanted & set(server_setups.ECHO_SETUPS))
     if "blob" in scenarios:
         used.update(wanted & set(server_setups.BLOB_SETUPS))
+    if "server" in scenarios:
+        used.update(server_setups.FLOOR_SETUPS)
     if any(s not in BOTH_SERVER_MODELS for s in scenarios) or not used:
         used.add("async")  # the other scenarios measure clients, against the async server
     models_wanted = [name for name in server_setups.SETUPS if name in used]  # async first
@@ -582,9 +587,11 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
                     models_wanted = ["external"]
                     servers["external"] = None
                     addresses["external"] = (args.host, args.port)
-                stats: dict[str, StatsSource] = {}
+                stats: dict[str, StatsSource | None] = {}
                 for name, address in addresses.items():
-                    if name in server_setups.SETUPS and server_setups.SETUPS[name].model == "sequential":
+                    if name in server_setups.SETUPS and server_setups.SETUPS[name].model == "peer":
+                        stats[name] = None  # the lab's minimal server has no stats method
+                    elif name in server_setups.SETUPS and server_setups.SETUPS[name].model == "sequential":
                         stats[name] = FreshStats(*address)  # a kept connection would be the only one served
                     else:
                         stats[name] = stack.enter_context(Client(*address, timeout=10, connect_timeout=5))

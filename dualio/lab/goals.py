@@ -128,6 +128,24 @@ def _setup_goals(cells: Sequence[Cell]) -> list[Goal]:
     return goals
 
 
+def _server_goals(cells: Sequence[Cell]) -> list[Goal]:
+    """The reference server's CPU per request against the lab's minimal server."""
+    goals = []
+    for case in ("sequential", "concurrent"):
+        name = f"server CPU per request vs minimal server ({case})"
+        mine = next((c for c in cells if c.scenario == "server" and c.case.startswith(case)
+                     and c.server == "async"), None)
+        floor = next((c for c in cells if c.scenario == "server" and c.case.startswith(case)
+                      and c.server == "floor"), None)
+        if mine is None or floor is None or not mine.server_cpu_us or not floor.server_cpu_us:
+            goals.append(Goal(name, "at most", 1.3, "×"))
+            continue
+        goals.append(measured(name, "at most", 1.3, "×",
+                              per_round("server_cpu_us", lambda a, b: a / b, mine, floor),
+                              f"{mine.server_cpu_us:.1f} µs vs {floor.server_cpu_us:.1f} µs"))
+    return goals
+
+
 def _portal_goals(cells: Sequence[Cell]) -> list[Goal]:
     """The portal against the libraries users know for its architecture, and at scale."""
     portal = _find(cells, "throughput", "sequential", "portal")
@@ -225,6 +243,7 @@ def evaluate(cells: Sequence[Cell]) -> list[Goal]:
     goals += _overhead_goals(cells)
     goals += _portal_goals(cells)
     goals += _setup_goals(cells)
+    goals += _server_goals(cells)
     return goals
 
 

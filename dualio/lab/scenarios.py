@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dualio.lab.drivers import Workload
-from dualio.lab.modes import THREAD_FLOOR, Mode
+from dualio.lab.modes import THREAD_FLOOR, Mode, all_modes
 from dualio.lab.operations import Blob, Echo, Operation, SetUp, Upper, WordCount
 from dualio.lab.results import Cell, pool_model
-from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, SETUPS
+from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, FLOOR_SETUPS, SETUPS
 
 PORTAL_FDS = 1
 """Open files of one portal client: its socket (the loop thread, its selector and wake-up
@@ -24,7 +24,7 @@ def open_files_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-SCENARIOS = ("throughput", "overhead", "setup", "fanout", "echo", "wordcount", "blob", "models")
+SCENARIOS = ("throughput", "overhead", "setup", "server", "fanout", "echo", "wordcount", "blob", "models")
 MIB = 1 << 20
 
 
@@ -146,6 +146,22 @@ def setup(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
         work = Workload(plan.setup_calls, 1, 0.0)
         cell = Cell("setup", "connect+call+close", mode.name, servers[0], work.total, 1, 0.0)
         yield Job(cell, mode, work, SetUp(0.0), servers[0])
+
+
+SERVER_FLOOR_MODE = "asyncio-protocol"
+
+
+def server_floor(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
+    """The reference server beside the lab's minimal one: ``echo`` from the hand-written
+    asyncio client (whatever ``--modes`` says: it is the servers that are measured), one
+    at a time and 100 in flight; the cells' measure is the server's CPU per request."""
+    client = next(mode for mode in all_modes() if mode.name == SERVER_FLOOR_MODE)
+    for server in (s for s in servers if s in FLOOR_SETUPS):
+        for work in (Workload(plan.sequential_calls, 1, 0.0),
+                     Workload(plan.concurrent_calls, plan.concurrency, 0.0)):
+            case = "sequential" if work.inflight == 1 else f"concurrent c={work.inflight}"
+            yield Job(Cell("server", case, client.name, server, work.total, work.inflight, 0.0), client, work,
+                      Echo(0.0), server)
 
 
 ECHO_MODES = ("threads", "emulated-pool", "native-asyncio")

@@ -114,11 +114,16 @@ class ServerProcess:
         self.port = 0
         self._process: subprocess.Popen[str] | None = None
 
+    def _command(self) -> list[str]:
+        if self.model == "peer":  # the lab's minimal server (dualio.lab.server_peer)
+            return [sys.executable, "-m", "dualio.lab.server_peer", "--host", self.host, "--port", "0"]
+        return [sys.executable, "-m", "dualio", "serve", "--host", self.host, "--port", "0",
+                "--model", self.model, "--handshake-timeout", "60",
+                *(["--workers", str(self.workers)] if self.workers > 1 else []), *self.options]
+
     def start(self) -> ServerProcess:
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "dualio", "serve", "--host", self.host, "--port", "0",
-             "--model", self.model, "--handshake-timeout", "60",
-             *(["--workers", str(self.workers)] if self.workers > 1 else []), *self.options],
+            self._command(),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             # Its own process group: a Ctrl-C at the terminal reaches the lab, which stops
             # the server itself after recording what finished.

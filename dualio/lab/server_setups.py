@@ -9,7 +9,10 @@ most of its connects wait for the kernel's SYN retries (1 s, 3 s, 7 s, ...), whi
 what its own figures at 10,000 show. ``blob`` runs against source 5's three:
 async, one-at-a-time (``sequential``) and a cluster of one-at-a-time servers, here
 two processes, one per core (``sequential-x2``); and the threaded model besides.
-Other scenarios measure clients, against the async server.
+``server`` runs the async server beside ``floor``, the lab's minimal hand-written
+asyncio echo server (:mod:`dualio.lab.server_peer`), so that the reference server's
+CPU per request is a ratio to what the protocol costs a Python server with nothing
+added. Other scenarios measure clients, against the async server.
 """
 
 from __future__ import annotations
@@ -36,10 +39,14 @@ SETUPS = {
         ServerSetup("sequential", "sequential", about="one connection at a time"),
         ServerSetup("sequential-x2", "sequential", workers=2,
                     about="two one-at-a-time server processes sharing the port"),
+        ServerSetup("floor", "peer",
+                    about="the lab's minimal asyncio echo server (dualio.lab.server_peer), no limits"),
     )
 }
 ECHO_SETUPS = ("async", "threaded", "threaded-backlog5")
 BLOB_SETUPS = ("async", "threaded", "sequential", "sequential-x2")
+FLOOR_SETUPS = ("async", "floor")
+"""The ``server`` scenario's: the reference server and its floor."""
 QUICK_SETUPS = ("async", "threaded")
 """The set-ups of a --quick run (a full run measures them all)."""
 
