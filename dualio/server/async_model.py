@@ -78,7 +78,7 @@ class _Connection(asyncio.Protocol):
     __slots__ = (
         "_cancelled", "_config", "_counters", "_due", "_flush_at", "_flush_due", "_handshaking",
         "_held", "_last_rx", "_loop", "_made", "_on_gone", "_out", "_out_size", "_paused_at",
-        "_peer", "_pending", "_proto", "_reading_paused", "_timer", "_transport", "_work",
+        "_peer", "_pending", "_proto", "_reading_paused", "_receiving", "_timer", "_transport", "_work",
         "_writable", "_write_paused", "accepted_at",
     )
 
@@ -99,6 +99,7 @@ class _Connection(asyncio.Protocol):
         self._out: list[bytes] = []  # answers decided in this loop pass, not yet written
         self._out_size = 0
         self._flush_due = False  # a call_soon will write _out
+        self._receiving = False  # in data_received, which writes _out as it ends
         self._flush_at = config.write_buffer_high  # _out is written at once when this big
         self._transport: asyncio.Transport | None = None
         self._peer = peer
@@ -234,6 +235,16 @@ class _Connection(asyncio.Protocol):
     # -- reading ---------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
+        """Serve what ``data`` completes; the answers ready at once leave with one write as
+        it ends (a call_soon for them would cost a pass of the loop per request)."""
+        self._receiving = True
+        try:
+            self._serve_received(data)
+        finally:
+            self._receiving = False
+        self._flush()
+
+    def _serve_received(self, data: bytes) -> None:
         self._last_rx = self._loop.time()
         proto = self._proto
         try:
@@ -462,7 +473,7 @@ class _Connection(asyncio.Protocol):
         self._out_size += len(data)
         if self._out_size >= self._flush_at:
             self._flush()
-        elif not self._flush_due:
+        elif not self._flush_due and not self._receiving:  # data_received flushes as it ends
             self._flush_due = True
             self._loop.call_soon(self._flush_soon)
 
