@@ -37,10 +37,11 @@ async def test_timeout_holds_while_the_socket_cannot_drain() -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
-async def test_callback_timeout_covers_waiting_for_a_worker(server: ServerProcess) -> None:
+@pytest.mark.parametrize("emulation", ["callback", "pool"])
+async def test_an_emulated_timeout_covers_waiting_for_a_worker(server: ServerProcess, emulation: str) -> None:
     executor = ThreadPoolExecutor(1)
     try:
-        async with AsyncClient(*server.address, transport="emulated", emulation="callback",
+        async with AsyncClient(*server.address, transport="emulated", emulation=emulation,
                                executor=executor) as client:
             executor.submit(time.sleep, 1.5)  # the only worker is busy
             started = time.perf_counter()
@@ -189,4 +190,23 @@ async def test_requests_that_joined_a_writer_leave_even_when_it_is_cancelled_bef
                 release.set()
         assert writer_scope.cancelled_caught
         assert answers == {n: b"joined %d" % n for n in range(3)}
+        assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_cancelled_pooled_call_is_cancelled_not_timed_out(server: ServerProcess) -> None:
+    """The pool's timeout on asyncio is a timer that cancels the executor's future; a
+    caller cancelled from outside gets CancelledError, never the timer's DualioTimeout,
+    even when its time is up too."""
+    import asyncio
+
+    async with AsyncClient(*server.address, transport="emulated", emulation="pool", timeout=10) as client:
+        task = asyncio.ensure_future(client.echo(b"x", delay=1.0, timeout=0.2))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        with pytest.raises(DualioTimeout):
+            await client.echo(b"x", delay=1.0, timeout=0.2)
         assert await client.echo(b"after") == b"after"

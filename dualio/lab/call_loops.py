@@ -177,6 +177,23 @@ async def emulated_raw(calls: int, clock: Clock) -> float:
             sock.close()
 
 
+async def to_thread_dualio(calls: int, clock: Clock) -> float:
+    """``asyncio.to_thread(client.echo)`` with a blocking ``Client``, the loop's default
+    executor one worker: what the emulation is measured against."""
+    sock = FakeSocket()
+    client = Client("fake", 1, lazy=True)
+    client._conn = blocking_connection(sock)
+    loop = asyncio.get_running_loop()
+    pool = ThreadPoolExecutor(1)
+    loop.set_default_executor(pool)
+    try:
+        echo = client.echo
+        return await _per_call(lambda: asyncio.to_thread(echo, PAYLOAD), calls, 1, clock)
+    finally:
+        pool.shutdown()
+        sock.close()
+
+
 async def emulated_dualio(calls: int, strategy: Strategy, clock: Clock) -> float:
     """``AsyncClient(transport="emulated", emulation=strategy).echo``, one worker."""
     sock = FakeSocket()

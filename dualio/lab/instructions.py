@@ -92,6 +92,8 @@ FIGURES = {figure.name: figure for figure in (
     Figure("emulated-callback", "AsyncClient emulated, worker writes, reader answers", "emulated-raw",
            "emulated_dualio", ("callback",), deterministic=False),
     Figure("emulated-raw", "the raw blocking call in run_in_executor", None, "emulated_raw"),
+    Figure("to-thread", "asyncio.to_thread(Client.echo), one pooled worker", "emulated-raw",
+           "to_thread_dualio"),
     Figure("portal", "Client(transport='portal').echo", "portal-raw", "portal_dualio"),
     Figure("portal-raw", "a raw asyncio call begun by call_soon_threadsafe, a lock waited on", None,
            "portal_raw"),

@@ -38,7 +38,7 @@ from transports.emulation.reader_thread_connection import ReaderThreadConnection
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods, procedure
-from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
+from transports.wire.errors import CallCancelled, DualioError, DualioTimeout, UsageError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -131,6 +131,11 @@ class EmulatedConnection:
         self._threads: set[threading.Thread] = set()
         self._threads_lock = threading.Lock()
         self._closed = False
+        # The pool on asyncio without a limiter: run_in_executor and a timer, nothing else.
+        self._plain_pool: asyncio.AbstractEventLoop | None = None
+        if strategy == "pool" and limiter is None and loop.backend == "asyncio":
+            assert isinstance(loop.loop, asyncio.AbstractEventLoop)
+            self._plain_pool = loop.loop
 
     @classmethod
     async def connect(
@@ -214,7 +219,40 @@ class EmulatedConnection:
             submit = functools.partial(self._conn.submit, op, done.callback, handle, timeout, sent)
             return await self._await(self._write_then_wait(submit, done), timeout, handle.cancel)
         work = functools.partial(self._conn.call, op, timeout, handle, sent)
+        if self._plain_pool is not None:
+            return await self._in_executor(self._plain_pool, work, timeout, handle.cancel)
         return await self._await(self._run(work), timeout, handle.cancel)
+
+    async def _in_executor(
+        self, loop: asyncio.AbstractEventLoop, work: Callable[[], R], timeout: float | None,
+        abandon: Callable[[], None],
+    ) -> R:
+        """``_await(_worker(work))`` on asyncio for the pool without a limiter: the timeout is
+        a timer that cancels run_in_executor's future, with no Timeout object and no task
+        cancel bookkeeping (nothing cancels the task). What the call adds to
+        ``asyncio.to_thread`` is then that timer."""
+        try:
+            future = loop.run_in_executor(self._executor, work)
+        except RuntimeError as exc:
+            if "shutdown" in str(exc):
+                raise UsageError(f"the executor has been shut down: {exc}") from exc
+            raise
+        timer = None if timeout is None else loop.call_later(timeout, future.cancel)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            abandon()
+            if timer is not None and future.cancelled() and loop.time() >= timer.when():
+                current = asyncio.current_task()
+                if current is None or not current.cancelling():  # the timer's, not the caller's
+                    raise calls.call_timeout() from None
+            raise
+        except BaseException:
+            abandon()
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     async def _write_then_wait(self, submit: Callable[[], object], done: AwaitableCallback[T]) -> T:
         await self._worker(submit)
