@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 
@@ -110,6 +110,20 @@ def check_emulation(strategy: object, max_workers: object, executor: object) -> 
         raise ValueError(f"max_workers must be an int >= 1, got {max_workers!r}")
     if max_workers is not None and executor is not None:
         raise ValueError("give max_workers or executor, not both")
+
+
+class _Expiry:
+    """A pooled call's timeout: cancels the executor's future, and says it did."""
+
+    __slots__ = ("expired", "future")
+
+    def __init__(self, future: asyncio.Future[Any]) -> None:
+        self.future = future
+        self.expired = False
+
+    def __call__(self) -> None:
+        self.expired = True
+        self.future.cancel()
 
 
 class EmulatedConnection:
@@ -237,12 +251,15 @@ class EmulatedConnection:
             if "shutdown" in str(exc):
                 raise UsageError(f"the executor has been shut down: {exc}") from exc
             raise
-        timer = None if timeout is None else loop.call_later(timeout, future.cancel)
+        expiry = timer = None
+        if timeout is not None:
+            expiry = _Expiry(future)
+            timer = loop.call_later(timeout, expiry)
         try:
             return await future
         except asyncio.CancelledError:
             abandon()
-            if timer is not None and future.cancelled() and loop.time() >= timer.when():
+            if expiry is not None and expiry.expired:
                 current = asyncio.current_task()
                 if current is None or not current.cancelling():  # the timer's, not the caller's
                     raise calls.call_timeout() from None

@@ -224,8 +224,8 @@ class AnyioConnection(Roundtrips[_Event]):
     async def _write(self, data: bytes, until: float) -> None:
         """Put one whole frame on the wire, or fail the connection: never half a frame.
 
-        Frames queued by callers that wait for the lock meanwhile go out together
-        with the next send (one system call for many requests). A send interrupted
+        Frames queued meanwhile (requests join without waiting for the lock) go out
+        together with the next send (one system call for many requests). A send interrupted
         once it may have begun (a cancel, the call's timeout, a peer that read
         nothing for ``WRITE_STALL_LIMIT``) may have cut a frame, so it fails the
         connection: a cancelled caller is never held by a peer that does not read.
