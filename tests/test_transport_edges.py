@@ -210,3 +210,38 @@ async def test_a_cancelled_pooled_call_is_cancelled_not_timed_out(server: Server
         with pytest.raises(DualioTimeout):
             await client.echo(b"x", delay=1.0, timeout=0.2)
         assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_closing_a_connection_whose_peer_reads_nothing_ends_within_its_grace() -> None:
+    """The goodbye cannot leave while the socket's buffers are full: after the grace
+    (one second) the socket is aborted, and aclose returns."""
+    with ScriptedPeer(stall()) as peer:
+        client = AsyncClient(*peer.address, timeout=0.5)
+        await client.open()
+        for _ in range(50):  # fill the buffers until writing pauses
+            with anyio.move_on_after(0.01):
+                await client.echo(b"x" * (1 << 20))
+        started = time.perf_counter()
+        with anyio.fail_after(5):
+            await client.aclose()
+        assert 0.9 <= time.perf_counter() - started < 2.0
+
+
+def test_closing_a_portal_client_whose_peer_reads_nothing_ends_within_its_grace() -> None:
+    """The same on the portal's loop thread, where a close is a callback, not a task."""
+    from dualio_sync import Client
+    from dualio_sync import DualioTimeout as SyncTimeout
+
+    with ScriptedPeer(stall()) as peer:
+        client = Client(*peer.address, transport="portal", timeout=0.2)
+        for _ in range(20):  # fill the buffers until writing pauses
+            try:
+                client.echo(b"x" * (1 << 20), timeout=0.05)
+            except SyncTimeout:
+                pass
+        started = time.perf_counter()
+        client.close()
+        assert 0.9 <= time.perf_counter() - started < 2.0
+        assert client.closed

@@ -30,7 +30,7 @@ from transports.wire.deadlines import Deadlines
 from transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
-CLOSE_GRACE = 1.0
+_CLOSE_GRACE = 1.0
 _BATCH_FRAMES = 256
 """Frames queued in one loop iteration go out together, this many at a time: a long batch
 would hold the first requests back until the last is made (fan-out)."""
@@ -56,9 +56,9 @@ def _wake(call: LiveCall) -> None:
 
 class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
     __slots__ = (
-        "_clock", "_deadlines", "_disconnected", "_drained", "_keepalive_at", "_loop", "_lost",
-        "_outbox", "_paused", "_plain_futures", "_reading_paused", "_stall_check", "_table", "_timer",
-        "_transport", "loop",
+        "_clock", "_close_grace", "_deadlines", "_disconnected", "_drained", "_keepalive_at", "_loop",
+        "_lost", "_outbox", "_paused", "_plain_futures", "_reading_paused", "_stall_check", "_table",
+        "_timer", "_transport", "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
@@ -85,6 +85,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         self._drained: asyncio.Future[None] | None = None
         self._outbox: list[bytes] | None = None  # frames to write together, soon
         self._lost: asyncio.Future[None] | None = None  # made when closing waits for it
+        self._close_grace: asyncio.TimerHandle | None = None  # aborts a close the peer holds up
 
     @classmethod
     async def connect(cls, options: ConnectOptions) -> AsyncioConnection:
@@ -152,6 +153,8 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         self._disconnected = True
         self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
         self._resume()
+        if self._close_grace is not None:
+            self._close_grace.cancel()
         if self._lost is not None and not self._lost.done():
             self._lost.set_result(None)
 
@@ -423,17 +426,14 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         """Say goodbye, fail waiting calls with ClosedError, wait for the socket to close."""
         lost = self.begin_close()
         if lost is not None:
-            grace = self._loop.call_later(CLOSE_GRACE, self.abort)
-            try:
-                await lost
-            finally:
-                grace.cancel()
+            await lost
 
     def begin_close(self) -> asyncio.Future[None] | None:
         """What ``aclose`` does before it waits, for a caller that waits by callback: say
         goodbye, fail waiting calls with ClosedError and close the transport. The future
-        ends when the socket has closed (``abort`` if it outlasts ``CLOSE_GRACE``); None
-        when there is nothing to wait for, closing having begun before."""
+        ends when the socket has closed, aborted if that takes over ``_CLOSE_GRACE`` (a
+        peer that reads nothing), whether anyone waits or not; None when there is nothing
+        to wait for, closing having begun before."""
         if self._table.closing:
             return None
         goodbye = self._table.close()
@@ -449,6 +449,7 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         if self._disconnected:
             return None
         lost = self._lost = self._loop.create_future()
+        self._close_grace = self._loop.call_later(_CLOSE_GRACE, self.abort)
         return lost
 
     def abort(self) -> None:

@@ -35,7 +35,7 @@ from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from transports import forks
 from transports.blocking.dialing import Connecting
-from transports.native.asyncio_connection import CLOSE_GRACE, PING_OP, AsyncioConnection, LiveCall
+from transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
 from transports.policy.connect_options import ConnectOptions
 from transports.portal import loop_thread
 from transports.portal.loop_thread import Handoff, LoopThread, Waitable
@@ -101,12 +101,10 @@ class _Closing:
             raise
         if lost is None:
             self.ended.release()
-            return
-        grace = self._portal.loop.call_later(CLOSE_GRACE, self._conn.abort)
-        lost.add_done_callback(functools.partial(self._closed, grace))
+        else:
+            lost.add_done_callback(self._closed)
 
-    def _closed(self, grace: asyncio.TimerHandle, lost: asyncio.Future[None]) -> None:
-        grace.cancel()
+    def _closed(self, lost: asyncio.Future[None]) -> None:
         self.ended.release()
 
     def cancel(self) -> None:
