@@ -99,8 +99,9 @@ def test_the_verdict_judges_dualio_figures_against_three_percent() -> None:
     assert rows["sync-raw"].endswith("not judged")  # a raw floor is shown, never judged
 
 
-def test_the_gate_judges_neither_floors_nor_the_racing_callback() -> None:
+def test_the_gate_judges_neither_floors_nor_the_racing_callback_nor_asyncio() -> None:
     assert "emulated-callback" not in GATED
+    assert "to-thread" in FIGURES and "to-thread" not in GATED  # asyncio.to_thread: not dualio's code
     assert all(FIGURES[name].floor for name in GATED)
     assert all(FIGURES[name].floor in FIGURES for name in GATED)
 
