@@ -245,3 +245,19 @@ def test_closing_a_portal_client_whose_peer_reads_nothing_ends_within_its_grace(
         client.close()
         assert 0.9 <= time.perf_counter() - started < 2.0
         assert client.closed
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_pooled_call_on_a_shut_down_executor_is_a_usage_error(server: ServerProcess) -> None:
+    """The user's executor shut down under an open client: a UsageError that says so, on
+    asyncio's own pool path as on the others."""
+    from dualio import UsageError
+
+    executor = ThreadPoolExecutor(1)
+    async with AsyncClient(*server.address, transport="emulated", emulation="pool",
+                           executor=executor, timeout=5) as client:
+        assert await client.echo(b"before") == b"before"
+        executor.shutdown()
+        with anyio.fail_after(5), pytest.raises(UsageError, match="shut down"):
+            await client.echo(b"after")

@@ -74,9 +74,16 @@ async def run_blocking(
         future.add_done_callback(functools.partial(_complete_from_future, done))
         return await done.wait()
     except RuntimeError as exc:
-        if "shutdown" in str(exc):
-            raise UsageError(f"the executor has been shut down: {exc}") from exc
-        raise
+        refused = shut_down(exc)
+        if refused is None:
+            raise
+        raise refused from exc
+
+
+def shut_down(exc: RuntimeError) -> UsageError | None:
+    """What to raise for ``exc`` from submitting work to an executor: UsageError if the
+    executor refused it for having been shut down, else None (``exc`` stands)."""
+    return UsageError(f"the executor has been shut down: {exc}") if "shutdown" in str(exc) else None
 
 
 def _complete_from_future(done: AwaitableCallback[R], future: Future[R]) -> None:

@@ -31,14 +31,14 @@ from typing import Any, Literal, TypeVar
 import anyio
 
 from transports import async_driver
-from transports.emulation.adapter import run_blocking
+from transports.emulation.adapter import run_blocking, shut_down
 from transports.emulation.call_handle import CallHandle
 from transports.emulation.callbacks import AwaitableCallback
 from transports.emulation.reader_thread_connection import ReaderThreadConnection
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods, procedure
-from transports.wire.errors import CallCancelled, DualioError, DualioTimeout, UsageError
+from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -248,9 +248,10 @@ class EmulatedConnection:
         try:
             future = loop.run_in_executor(self._executor, work)
         except RuntimeError as exc:
-            if "shutdown" in str(exc):
-                raise UsageError(f"the executor has been shut down: {exc}") from exc
-            raise
+            refused = shut_down(exc)
+            if refused is None:
+                raise
+            raise refused from exc
         expiry = timer = None
         if timeout is not None:
             expiry = _Expiry(future)
