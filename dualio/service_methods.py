@@ -26,7 +26,7 @@ from transports.policy.events import (
     notify,
 )
 from transports.policy.retry import RetryPolicy, may_retry
-from transports.policy.timeouts import UNSET, Unset, pick_timeout
+from transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from transports.wire import methods
 from transports.wire.calls import deadline, timeout_left
 from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
@@ -115,7 +115,7 @@ class AsyncServiceMethods:
         return await self._call(methods.raw(method, payload), timeout)
 
     async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        timeout = pick_timeout(timeout, self.timeout)
+        timeout = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
         if self.on_request is not None or self.on_response is not None:
             return await self._attempts(op, timeout, deadline(timeout))
         started = time.monotonic()

@@ -21,7 +21,7 @@ from transports.policy.events import (
     notify,
 )
 from transports.policy.retry import RetryPolicy, may_retry
-from transports.policy.timeouts import UNSET, Unset, pick_timeout
+from transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from transports.wire import methods
 from transports.wire.calls import deadline, timeout_left
 from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
@@ -110,7 +110,7 @@ class ServiceMethods:
         return self._call(methods.raw(method, payload), timeout)
 
     def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        timeout = pick_timeout(timeout, self.timeout)
+        timeout = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
         if self.on_request is not None or self.on_response is not None:
             return self._attempts(op, timeout, deadline(timeout))
         started = time.monotonic()

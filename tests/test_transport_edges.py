@@ -88,24 +88,25 @@ def test_an_answer_wakes_the_thread_that_waits_for_it_not_every_waiter(
 def test_an_interrupt_as_a_lone_caller_takes_the_reader_role_gives_it_back(
     server: ServerProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A KeyboardInterrupt between taking the free reader role and reading: the role is
-    given back, so the next call on the connection reads its answer (it would otherwise
-    wait for a reader that will never come, until its timeout)."""
+    """A KeyboardInterrupt between taking the free reader role (with the call's start)
+    and reading (after its request left): the role is given back, so the next call on
+    the connection reads its answer (it would otherwise wait for a reader that will
+    never come, until its timeout)."""
     from dualio_sync import Client
     from transports.wire.calls import CallTable
 
-    keepalive_wait = CallTable.keepalive_wait
+    wait_until = CallTable.wait_until
     interrupted: list[bool] = []
 
-    def interrupt_once(self: CallTable[object]) -> float | None:
+    def interrupt_once(self: CallTable[object], until: float) -> float:
         if not interrupted:
             interrupted.append(True)
             raise KeyboardInterrupt
-        return keepalive_wait(self)
+        return wait_until(self, until)
 
     with Client(*server.address, timeout=5, retry=None) as client:
         assert client.echo(b"warm") == b"warm"
-        monkeypatch.setattr(CallTable, "keepalive_wait", interrupt_once)
+        monkeypatch.setattr(CallTable, "wait_until", interrupt_once)
         with pytest.raises(KeyboardInterrupt):
             client.echo(b"interrupted")
         monkeypatch.undo()

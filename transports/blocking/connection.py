@@ -45,6 +45,7 @@ R = TypeVar("R")
 log = logging.getLogger("dualio.transport")
 _RECV_SIZE = 256 * 1024
 _CLOSE_GRACE = 1.0
+_UNARY, _PING = CallKind.UNARY, CallKind.PING  # an Enum class attribute costs a __getattr__ hook
 
 
 LiveCall = CallState[Any]  # its waiter is the emulation's (a completion), or None
@@ -186,7 +187,7 @@ class BlockingConnection(OnCallTable[Any]):
     ) -> T:
         """Send one request and wait for its answer. ``sent`` is told the request's id
         (see transports/interface.py)."""
-        call = self._roundtrip(CallKind.UNARY, op.method, op.args, timeout, handle, sent)
+        call = self._roundtrip(_UNARY, op.method, op.args, timeout, handle, sent)
         return op.decode(call.outcome())
 
     def ping(
@@ -194,7 +195,7 @@ class BlockingConnection(OnCallTable[Any]):
     ) -> float:
         """Round-trip time of a PING, in seconds."""
         started = time.perf_counter()
-        self._roundtrip(CallKind.PING, "ping", b"", timeout, handle, sent).outcome()
+        self._roundtrip(_PING, "ping", b"", timeout, handle, sent).outcome()
         return time.perf_counter() - started
 
     def _roundtrip(
@@ -205,9 +206,15 @@ class BlockingConnection(OnCallTable[Any]):
         first wait. The generator's steps cost a quarter of a sync call on top (71,935 →
         90,967 instructions), so the usual path calls the procedure only for what is not
         straight: a failed write, a wait past the first deadline or keepalive check, a
-        give-up."""
+        give-up.
+
+        A caller alone on the connection takes the reader role in the lock round that
+        starts its call, so start, send, read and route take two rounds of the mutex. A
+        write that has to wait for the socket gives the role up first (:meth:`_send`):
+        the answers that would free the socket are read meanwhile by whoever waits."""
         until = deadline(timeout)
         table = self._table
+        reader = 0  # this thread's ident while it holds the reader role taken with the start
         if handle is not None:
             _check_not_cancelled(handle)
         try:
@@ -215,8 +222,11 @@ class BlockingConnection(OnCallTable[Any]):
                 self._read_idle()
             with self._mutex:
                 call, data = table.start(kind, method, args)
+                if handle is None and not self._reading and not table.backlogged:
+                    reader = get_ident()  # before the role is taken: the finally below gives it back
+                    self._reading = reader
             try:
-                late = self._send(data, until)
+                late = self._send(data, until, reader != 0)
             except BaseException:
                 self._drive(procedure.unsent(table, call, False))
                 raise
@@ -228,9 +238,15 @@ class BlockingConnection(OnCallTable[Any]):
                     raise late
                 if handle is not None and not handle.bind(self, call):
                     raise calls.cancelled_while_sent()
-                wake_by = procedure.wait_until(table, until)
-                if not self._lone_read(call, wake_by):  # perform()'s Await, written out: a frame
-                    self._wait(call, wake_by, want_item=False)  # less is 1 % of a sync call
+                wake_by = table.wait_until(until)
+                if reader and self._reading == reader:  # perform()'s Await, written out
+                    reader = 0  # _read_once gives the role up, whatever happens
+                    self._read_once(wake_by)
+                    answered = call.done
+                else:
+                    answered = self._lone_read(call, wake_by)
+                if not answered:
+                    self._wait(call, wake_by, want_item=False)
                     if not call.done:
                         self._drive(procedure.answer(table, call, until))
             except BaseException:
@@ -238,6 +254,8 @@ class BlockingConnection(OnCallTable[Any]):
                 raise
             return call
         finally:
+            if reader:
+                self._leave_reader_role()
             if handle is not None:
                 handle.release()
 
@@ -361,7 +379,7 @@ class BlockingConnection(OnCallTable[Any]):
                     finally:
                         if not self._reading and self._sleeping:
                             self._pass_reader_role()  # it may have been passed to this thread
-                self._read_once(left, keep_role=True)
+                self._read_once(until, keep_role=True)
                 if call.done or (want_item and call.items):
                     return  # routed by this thread just now
         finally:
@@ -386,7 +404,7 @@ class BlockingConnection(OnCallTable[Any]):
                     return False
                 taken = True
                 self._reading = me
-            self._read_once(remaining(until))
+            self._read_once(until)
         finally:
             if taken and self._reading == me:  # interrupted before _read_once held it
                 with self._mutex:
@@ -399,8 +417,8 @@ class BlockingConnection(OnCallTable[Any]):
         if not self._reading and self._pending_input():
             self._lone_read(None, 0.0)
 
-    def _read_once(self, timeout: float | None, keep_role: bool = False) -> bool:
-        """Read what arrives within ``timeout`` and route it. Holds the reader role, and
+    def _read_once(self, until: float, keep_role: bool = False) -> bool:
+        """Read what arrives by ``until`` and route it. Holds the reader role, and
         gives it up on the way out whatever happens (a KeyboardInterrupt included);
         with ``keep_role``, never: the caller does."""
         failure: DualioError | None = None
@@ -410,7 +428,7 @@ class BlockingConnection(OnCallTable[Any]):
         try:
             room = self._table.room()  # only the reader feeds the decoder
             try:
-                data = self._recv(timeout, room)
+                data = self._recv(until, room)
                 if not data and data is not None:
                     failure = calls.peer_closed()
             except OSError as exc:
@@ -506,18 +524,18 @@ class BlockingConnection(OnCallTable[Any]):
                 return bool(sel.select(left))
         return bool(poller.poll(_poll_ms(left)))
 
-    def _recv(self, timeout: float | None, room: memoryview | None) -> bytes | int | None:
-        """Bytes received (into ``room`` if given: their count), ``b""`` or 0 at end of
-        stream, None if nothing came in time."""
-        if self._poll_slice is not None and (timeout is None or timeout > self._poll_slice):
-            timeout = self._poll_slice
-        until = deadline(timeout)
+    def _recv(self, until: float, room: memoryview | None) -> bytes | int | None:
+        """Bytes received by ``until`` (into ``room`` if given: their count), ``b""`` or 0
+        at end of stream, None if nothing came in time."""
+        if self._poll_slice is not None:
+            until = min(until, time.monotonic() + self._poll_slice)
         if not self._tls:  # wait first: an answer is rarely in already, and a failed recv costs more
-            poller, left = self._read_poll, timeout
+            poller = self._read_poll
             while True:
-                if poller is not None:  # the usual case, without a selector or a deadline lookup
-                    if not poller.poll(_poll_ms(left)):
-                        return None
+                if poller is not None:  # the usual case, without a selector
+                    left = remaining(until)
+                    if not poller.poll(None if left is None else int(left * 1000) + 1 if left > 0 else 0):
+                        return None  # (milliseconds rounded up, as _poll_ms)
                 elif not self._wait_io(selectors.EVENT_READ, until, None):
                     return None
                 try:
@@ -537,17 +555,22 @@ class BlockingConnection(OnCallTable[Any]):
             if not ready:
                 return None
 
-    def _send(self, data: bytes, until: float) -> BaseException | None:
+    def _send(self, data: bytes, until: float, reader: bool = False) -> BaseException | None:
         """Write one whole frame (then any queued CANCELs), or fail the connection; raises
         only if the frame did not leave whole. An interrupt once it has (while the CANCELs
-        go) is returned, for the caller to raise as a failure after sending."""
-        if not self._write_lock.acquire(blocking=False):
+        go) is returned, for the caller to raise as a failure after sending. A ``reader``
+        (the caller holds the reader role) gives the role up before any wait."""
+        if not self._write_lock.acquire(False):
+            if reader:
+                self._leave_reader_role()
             left = remaining(until)
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise calls.write_lock_timeout()
         try:
-            self._write_locked(data, until)
+            self._write_locked(data, until, reader)
             if self._control:
+                if reader:
+                    self._leave_reader_role()
                 try:
                     self._write_control_locked()
                 except BaseException as exc:
@@ -555,6 +578,14 @@ class BlockingConnection(OnCallTable[Any]):
         finally:
             self._write_lock.release()
         return None
+
+    def _leave_reader_role(self) -> None:
+        """Give up the reader role if this thread holds it, and pass it on."""
+        if self._reading == get_ident():
+            with self._mutex:
+                if self._reading == get_ident():
+                    self._reading = 0
+                    self._pass_reader_role()
 
     def _flush_control(self) -> None:
         """Write queued CANCEL frames now if nobody is writing and the socket has room;
@@ -580,9 +611,10 @@ class BlockingConnection(OnCallTable[Any]):
         except DualioError:
             pass  # the connection is failed already; a CANCEL is only advice
 
-    def _write_locked(self, data: bytes, until: float) -> None:
+    def _write_locked(self, data: bytes, until: float, reader: bool = False) -> None:
         """Write ``data`` whole under the write lock, by the rules of :class:`FrameWrite`.
-        Most writes fit in the socket at once and never make one."""
+        Most writes fit in the socket at once and never make one. A ``reader`` gives the
+        reader role up before it waits for the socket."""
         try:
             if self._tls:
                 with self._io_lock:
@@ -600,6 +632,8 @@ class BlockingConnection(OnCallTable[Any]):
             raise self._broken(calls.broken(exc)) from exc
         write = FrameWrite(data, until)
         write.sent(sent)
+        if reader:
+            self._leave_reader_role()
         try:
             while True:
                 poller = self._write_poll if event == selectors.EVENT_WRITE else None

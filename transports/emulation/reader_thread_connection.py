@@ -16,6 +16,7 @@ pays for those wake-ups.
 from __future__ import annotations
 
 import functools
+import math
 import socket
 import threading
 from collections.abc import Callable
@@ -139,7 +140,7 @@ class ReaderThreadConnection(BlockingConnection):
                 if self._table.failure is not None:
                     return
                 self._reading = get_ident()
-            if not self._read_once(self._table.keepalive_wait()):
+            if not self._read_once(self._table.wait_until(math.inf)):
                 return
             if self._table.keepalive_wait() == 0:
                 self._drive(procedure.keepalive(self._table))

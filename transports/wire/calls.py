@@ -103,6 +103,8 @@ _ACCEPTS: dict[CallKind, dict[FrameKind, bool]] = {
     CallKind.PING: {FrameKind.PONG: _FINAL, FrameKind.ERROR: _FINAL},
     CallKind.HANDSHAKE: {},
 }
+_STREAM, _PING = CallKind.STREAM, CallKind.PING  # hot paths: an Enum class attribute costs a __getattr__ hook
+_ERROR_FRAME = FrameKind.ERROR
 _SERVER_KINDS = frozenset({
     FrameKind.WELCOME, FrameKind.RESPONSE, FrameKind.ERROR, FrameKind.STREAM_ITEM,
     FrameKind.STREAM_END, FrameKind.PONG, FrameKind.CLOSE,
@@ -231,7 +233,7 @@ class CallState(Generic[W]):
         self.abandoned = False
         self.result: bytes = b""
         self.error: DualioError | None = None
-        self.items: deque[bytes] | None = deque() if kind is CallKind.STREAM else None
+        self.items: deque[bytes] | None = deque() if kind is _STREAM else None
         self.backlog = 0  # bytes of items not taken yet (see STREAM_BACKLOG)
         self.waiter: W | None = None
 
@@ -361,7 +363,7 @@ class CallTable(Generic[W]):
             self._next_id = rid + 1
         else:
             rid = self._new_id()
-        if kind is CallKind.PING:
+        if kind is _PING:
             data = encode_frame(FrameKind.PING, rid)
         else:
             data = self.protocol.request(rid, method, args)
@@ -479,7 +481,7 @@ class CallTable(Generic[W]):
             if state.abandoned:
                 self.dropped += 1
                 continue
-            if kind is FrameKind.ERROR:
+            if kind is _ERROR_FRAME:
                 state.error = decode_error(payload)
             else:
                 state.result = payload
@@ -561,6 +563,24 @@ class CallTable(Generic[W]):
         if not self.live:
             return self.keepalive  # idle: nothing to check, look again later
         return max(self.last_heard + self.keepalive - now, 0.0)
+
+    def wait_until(self, until: float) -> float:
+        """How long a wait for news may last: until ``until``, or the next keepalive
+        check (:meth:`keepalive_wait`) if that comes first."""
+        keepalive = self.keepalive
+        if keepalive is None:
+            return until
+        probe = self._probe
+        if probe is not None and not probe.done:
+            check = self._probe_sent + keepalive
+        elif self.live:
+            check = self.last_heard + keepalive
+        else:
+            return min(until, time.monotonic() + keepalive)
+        if until <= check:
+            return until
+        now = time.monotonic()
+        return check if check > now else min(now, until)
 
     def holds_reading(self, state: CallState[W]) -> bool:
         """Whether a caller waiting for ``state`` must not read now: another stream's

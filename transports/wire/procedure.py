@@ -197,7 +197,7 @@ def await_news(
         now = time.monotonic()
         if now >= until:
             raise expired()
-        yield Await(call, until if quiet else wait_until(table, until), want_item)
+        yield Await(call, until if quiet else table.wait_until(until), want_item)
         if call.done or (want_item and call.items):
             return
         if not quiet and table.keepalive_wait() == 0.0:
@@ -206,14 +206,6 @@ def await_news(
                 quiet = True
             else:
                 yield due
-
-
-def wait_until(table: CallTable[W], until: float) -> float:
-    """How long a wait for news may last: until ``until``, or the next keepalive check if
-    that comes first (:func:`await_news`, and a driver's written-out round trip, whose
-    first wait's end :func:`await_news` then judges)."""
-    check = table.keepalive_wait()
-    return until if check is None else min(until, time.monotonic() + check)
 
 
 def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
