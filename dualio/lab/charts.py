@@ -64,6 +64,7 @@ class Style:
 STYLES: dict[str, Style] = {
     "sync": Style("#1f77b4", "P", BLOCKING),
     "threads": Style("#17becf", "D", BLOCKING),
+    "sync-shared": Style("#9edae5", "+", BLOCKING),
     "portal": Style("#393b79", "H", BLOCKING),
     "portal-threads": Style("#637939", "8", BLOCKING),
     "anyio-portal": Style("#6b6ecf", "3", PEER, fill="none"),

@@ -15,7 +15,7 @@ median of ``--rounds`` interleaved rounds, with the spread (min..max).
   pipe write and read stand for the kernel's part, paid by the raw loop too).
 - **native, sequential** and **native, N in flight**: ``AsyncClient.echo`` over
   the asyncio fast path, on a fake ``asyncio.Transport`` that hands each answer
-  to ``data_received`` on the next loop pass, as a socket would.
+  to the protocol on the next loop pass, as a socket would.
 """
 
 from __future__ import annotations

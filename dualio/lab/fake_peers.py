@@ -8,7 +8,7 @@ that costs next to nothing and is the same for dualio and for the *raw* loop bes
 - :class:`FakeSocket`: what the blocking transport uses of a socket; its readiness is a
   real pipe, so ``poll`` works as on a socket.
 - :class:`FakeTransport`: an ``asyncio.Transport`` that hands each answer to its
-  protocol's ``data_received`` on the next loop pass, as a socket would.
+  protocol on the next loop pass, as a socket would.
 - :class:`ServerFeed`: the server's side, a transport that only counts what a
   server protocol writes.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from transports.blocking.connection import BlockingConnection
 from transports.native.asyncio_connection import AsyncioConnection
@@ -125,16 +125,29 @@ def blocking_connection(sock: FakeSocket, kind: type[B] = BlockingConnection) ->
 class FakeTransport(asyncio.Transport):
     """Hands the answers to each write to the protocol on the next loop pass."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, protocol: asyncio.Protocol) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, protocol: asyncio.BaseProtocol) -> None:
         super().__init__()
         self._loop = loop
         self._protocol = protocol
         self._closing = False
+        self._deliver = (self._into_buffer if isinstance(protocol, asyncio.BufferedProtocol)
+                         else cast(asyncio.Protocol, protocol).data_received)
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         answer = answers(bytes(data))
         if answer:
-            self._loop.call_soon(self._protocol.data_received, answer)
+            self._loop.call_soon(self._deliver, answer)
+
+    def _into_buffer(self, data: bytes) -> None:
+        """As asyncio's socket transport reads for a buffered protocol."""
+        protocol = self._protocol
+        pos, size = 0, len(data)
+        while pos < size:
+            buffer: Any = protocol.get_buffer(-1)  # type: ignore[attr-defined]
+            taken = min(len(buffer), size - pos)
+            buffer[:taken] = data[pos : pos + taken]
+            pos += taken
+            protocol.buffer_updated(taken)  # type: ignore[attr-defined]
 
     def is_closing(self) -> bool:
         return self._closing

@@ -74,10 +74,11 @@ def measured(name: str, direction: Direction, target: float, unit: str, values: 
                 detail)
 
 
-def _find(cells: Sequence[Cell], scenario: str, case_prefix: str, mode: str) -> Cell | None:
+def _find(cells: Sequence[Cell], scenario: str, case_prefix: str, mode: str,
+          server: str | None = None) -> Cell | None:
     for cell in cells:
         if (cell.scenario == scenario and cell.case.startswith(case_prefix) and cell.mode == mode
-                and not cell.skipped and cell.wall_s):
+                and (server is None or cell.server == server) and not cell.skipped and cell.wall_s):
             return cell
     return None
 
@@ -226,6 +227,18 @@ def _overhead_goals(cells: Sequence[Cell]) -> list[Goal]:
     return goals
 
 
+def _blob_goals(cells: Sequence[Cell]) -> list[Goal]:
+    """1 MiB answers on the reference server, against a raw socket receiving each into a
+    buffer of its own, one at a time; every byte checked on both sides."""
+    raw = _find(cells, "blob", "", "raw-socket", "async")
+    return [
+        _ratio_goal("blob(1 MiB) sync vs raw blocking socket, 1 in flight", 0.8,
+                    _find(cells, "blob", "", "sync", "async"), raw),
+        _ratio_goal("blob(1 MiB) 50 threads on one Client vs raw blocking socket", 0.7,
+                    _find(cells, "blob", "", "sync-shared", "async"), raw),
+    ]
+
+
 def evaluate(cells: Sequence[Cell]) -> list[Goal]:
     goals = _fanout_goals(cells)
     goals.append(_ratio_goal("sync sequential vs raw blocking socket", 0.9,
@@ -244,6 +257,7 @@ def evaluate(cells: Sequence[Cell]) -> list[Goal]:
     goals += _portal_goals(cells)
     goals += _setup_goals(cells)
     goals += _server_goals(cells)
+    goals += _blob_goals(cells)
     return goals
 
 

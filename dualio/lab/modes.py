@@ -24,9 +24,10 @@ import anyio
 from dualio import AsyncClient, ConnectError
 from dualio.lab import anchors, asyncio_peer
 from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
-from dualio.lab.operations import Echo, Operation, WordCount, payload
+from dualio.lab.operations import Blob, Echo, Operation, WordCount, payload
 from dualio_sync import Client
 from transports.emulation.adapter import default_workers
+from transports.wire.blob import blob_bytes
 
 ANYIO_DEFAULT_TOKENS = 40
 
@@ -70,7 +71,7 @@ async def open_async_client(host: str, port: int, timeout: float, options: dict[
 @dataclass(frozen=True)
 class Mode:
     name: str
-    family: str  # sync, threads, emulated, native, to_thread, asyncio-peer, raw-socket
+    family: str  # sync, shared, threads, emulated, native, to_thread, asyncio-peer, trio-peer, raw-socket
     description: str
     backend: str = "asyncio"  # asyncio, uvloop, trio; "" for thread-based modes
     workers: int | None = None  # W, for modes bounded by a pool
@@ -88,6 +89,9 @@ class Mode:
         """Peers speak only ``echo``, anchors the unary calls; the SDK modes run every operation."""
         if self.through:
             return not isinstance(op, WordCount)
+        if isinstance(op, Blob):
+            return self.family in ("sync", "shared", "threads", "emulated", "native", "to_thread",
+                                   "raw-socket")
         return self.family in ("sync", "threads", "emulated", "native") or isinstance(op, Echo)
 
     def run(self, host: str, port: int, work: Workload, op: Operation | None = None) -> Outcome:
@@ -138,6 +142,11 @@ def _run_sync(mode: Mode, host: str, port: int, work: Workload, op: Operation) -
 
 def _run_threads(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     return drive_threads(lambda: _sync_caller(mode, host, port, work, op, None), work)
+
+
+def _run_shared(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
+    with _open(mode, host, port, work.timeout) as client:
+        return drive_threads(lambda: _sync_caller(mode, host, port, work, op, client), work)
 
 
 def _nothing() -> None:
@@ -238,10 +247,14 @@ def _run_trio_peer(mode: Mode, host: str, port: int, work: Workload, op: Operati
     return _anyio_run(mode, main)
 
 
+_RAW_LARGEST = 64 * 1024 * 1024
+
+
 def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
     """A blocking socket loop with no SDK at all: the floor for sequential calls. Plain
     blocking reads into one buffer (the kernel's SO_RCVTIMEO bounds each), so a call
-    costs a send and, almost always, one receive."""
+    costs a send and, almost always, one receive; a large answer (``blob``) is received
+    into a buffer of its own, sized from its header."""
     header = struct.Struct(">IBI")
     buffer = bytearray(1 << 16)
     view = memoryview(buffer)
@@ -256,17 +269,26 @@ def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operat
 
     sock = dial()
 
-    def receive_frame() -> tuple[int, bytes]:
-        filled = 0
-        while filled < 9 or filled < 4 + header.unpack_from(buffer)[0]:
-            if filled == len(buffer):
-                raise ConnectionError("answer larger than the raw loop's buffer")
-            got = sock.recv_into(view[filled:])
+    def fill(into: memoryview, filled: int, end: int) -> int:
+        while filled < end:
+            got = sock.recv_into(into[filled:])
             if not got:
                 raise ConnectionError("server closed the connection")
             filled += got
+        return filled
+
+    def receive_frame() -> tuple[int, bytes]:
+        filled = fill(view, 0, 9)
         length, kind, _ = header.unpack_from(buffer)
-        return kind, bytes(view[9 : 4 + length])
+        if 4 + length <= len(buffer):
+            fill(view, filled, 4 + length)
+            return kind, bytes(view[9 : 4 + length])
+        if length > _RAW_LARGEST:
+            raise ConnectionError(f"an answer of {length:,} bytes, over the raw loop's limit")
+        large = memoryview(bytearray(length - 5))  # a large answer's own buffer, sized from its header
+        large[: filled - 9] = view[9:filled]
+        fill(large, filled - 9, length - 5)
+        return kind, bytes(large)
 
     hello = header.pack(7, 1, 0) + b"\x00\x01"
     try:
@@ -275,8 +297,12 @@ def _run_raw_socket(mode: Mode, host: str, port: int, work: Workload, op: Operat
         outcome = Outcome()
         started, cpu = time.perf_counter(), time.process_time()
         for index in range(work.total):
-            sent = payload(index)
-            body = b"\x04echo" + struct.pack(">d", work.delay) + sent
+            if isinstance(op, Blob):  # the seed is the index, and every byte is checked, as Blob does
+                body = b"\x04blob" + struct.pack(">II", op.size, index)
+                sent = blob_bytes(op.size, index)
+            else:
+                sent = payload(index)
+                body = b"\x04echo" + struct.pack(">d", work.delay) + sent
             began = time.perf_counter()
             if op.per_request_connection:  # connect and handshake, then the call, then close
                 sock.close()
@@ -316,6 +342,7 @@ the floor F of their model F + N·c."""
 _RUNNERS: dict[str, Callable[[Mode, str, int, Workload, Operation], Outcome]] = {
     "sync": _run_sync,
     "threads": _run_threads,
+    "shared": _run_shared,
     "emulated": _run_async_client,
     "native": _run_async_client,
     "to_thread": _run_to_thread,
@@ -332,6 +359,8 @@ def all_modes(workers: int | None = None) -> list[Mode]:
     modes = [
         Mode("sync", "sync", "one thread, one call at a time", backend=""),
         Mode("threads", "threads", "a thread and a connection per concurrent call", backend=""),
+        Mode("sync-shared", "shared", "a thread per concurrent call, all on one Client (blob only)",
+             backend=""),
         Mode("portal", "sync", "as sync, each call run on the process's portal event-loop thread",
              backend="", client_options={"transport": "portal"}),
         Mode("portal-threads", "threads", "as threads, every connection on the one portal event-loop thread",

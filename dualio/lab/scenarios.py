@@ -93,7 +93,7 @@ def fanout(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
     threaded = [THREAD_FLOOR] if any(mode.family == "threads" for mode in modes) else []
     for n in plan.fanout_ns:
         for mode in threaded + modes:
-            if mode.family == "raw-socket":
+            if mode.family in ("raw-socket", "shared"):
                 continue
             work = Workload(n, n, y, timeout=max(120.0, 3 * _predicted(mode, Workload(n, n, y))))
             cell = Cell("fanout", f"N={n}", mode.name, servers[0], n, n, y)
@@ -110,6 +110,7 @@ def fanout(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
 
 def throughput(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
     server = servers[0]
+    modes = [mode for mode in modes if mode.family != "shared"]  # blob's alone
     for mode in modes:
         work = Workload(plan.sequential_calls, 1, 0.0)
         yield Job(Cell("throughput", "sequential", mode.name, server, work.total, 1, 0.0), mode, work,
@@ -213,7 +214,7 @@ def wordcount(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job
             yield Job(cell, mode, work, op, server, connections=n)
 
 
-BLOB_MODES = ("sync", "portal", "threads", "emulated-pool", "native-asyncio")
+BLOB_MODES = ("sync", "sync-shared", "portal", "threads", "emulated-pool", "native-asyncio", "raw-socket")
 
 
 def blob(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
@@ -224,7 +225,7 @@ def blob(plan: Plan, modes: list[Mode], servers: list[str]) -> Iterator[Job]:
                 continue
             work = Workload(plan.blob_requests, plan.blob_inflight, 0.0)
             cell = Cell("blob", f"{work.total}×1MiB c={work.inflight}", mode.name, server,
-                        work.total, 1 if mode.family == "sync" else work.inflight, 0.0)
+                        work.total, 1 if mode.family in ("sync", "raw-socket") else work.inflight, 0.0)
             if mode.family == "threads" and SETUPS[server].model == "sequential":
                 cell.skipped = True
                 cell.note = ("skipped: each thread holds a connection until all are done, and a "

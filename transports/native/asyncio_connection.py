@@ -8,6 +8,13 @@ in the connection's deadlines; frames are written whole by construction
 (``write`` buffers them), so cancellation never leaves half a frame on the wire.
 A connection has one loop timer, armed for the earliest of its calls' deadlines
 and its next keepalive check.
+
+It is a buffered protocol: the loop receives into a buffer the connection names. While
+a large answer arrives that is the answer's own buffer, sized from its checked header
+(:meth:`CallTable.room`), so its bytes are copied once, not once per read; otherwise it
+is one read buffer per event loop (a loop runs one read at a time, and each read's
+bytes are taken out before anything else runs), so ten thousand connections on one
+loop hold one buffer, not ten thousand.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import asyncio
 import math
 import socket
 import time
+import weakref
 from collections.abc import AsyncGenerator, Callable
 from functools import partial
 from operator import methodcaller
@@ -38,6 +46,16 @@ _KEEPALIVE_SLACK = 0.001  # a check a little late finds the silence long enough
 LiveCall = CallState["asyncio.Future[None]"]
 _ended = methodcaller("done")
 _UNARY, _PING_KIND = CallKind.UNARY, CallKind.PING
+_READ_SIZE = 256 * 1024  # asyncio's own read size for a plain protocol
+_read_buffers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, memoryview] = weakref.WeakKeyDictionary()
+
+
+def _read_buffer(loop: asyncio.AbstractEventLoop) -> memoryview:
+    """The read buffer of ``loop``'s connections (see the module's text)."""
+    view = _read_buffers.get(loop)
+    if view is None:
+        view = _read_buffers[loop] = memoryview(bytearray(_READ_SIZE))
+    return view
 
 
 def _pong(payload: bytes) -> None:
@@ -54,11 +72,11 @@ def _wake(call: LiveCall) -> None:
         waiter.set_result(None)
 
 
-class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
+class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[None]"]):
     __slots__ = (
-        "_clock", "_close_grace", "_deadlines", "_disconnected", "_drained", "_keepalive_at", "_loop",
-        "_lost", "_outbox", "_paused", "_plain_futures", "_reading_paused", "_stall_check", "_table",
-        "_timer", "_transport", "loop",
+        "_clock", "_close_grace", "_deadlines", "_decoder", "_disconnected", "_drained", "_into_room",
+        "_keepalive_at", "_loop", "_lost", "_outbox", "_paused", "_plain_futures", "_read_view",
+        "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
@@ -86,6 +104,9 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         self._outbox: list[bytes] | None = None  # frames to write together, soon
         self._lost: asyncio.Future[None] | None = None  # made when closing waits for it
         self._close_grace: asyncio.TimerHandle | None = None  # aborts a close the peer holds up
+        self._read_view = _read_buffer(loop)
+        self._decoder = self._table.protocol.decoder  # after a failure too: what is read is dropped
+        self._into_room = False  # the last get_buffer gave a large answer's own buffer
 
     @classmethod
     async def connect(cls, options: ConnectOptions) -> AsyncioConnection:
@@ -128,11 +149,23 @@ class AsyncioConnection(asyncio.Protocol, OnCallTable["asyncio.Future[None]"]):
         if sock is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
 
-    def data_received(self, data: bytes) -> None:
-        if self._table.receive(data) is not None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if self._decoder.large is None:
+            self._into_room = False
+            return self._read_view
+        self._into_room = True
+        return cast(memoryview, self._decoder.room())
+
+    def buffer_updated(self, nbytes: int) -> None:
+        table = self._table
+        if self._into_room:
+            failure = table.received(nbytes)
+        else:
+            failure = table.receive(self._read_view[:nbytes].tobytes())
+        if failure is not None:
             self._abort()
             self._resume()
-        elif self._table.backlogged and not self._reading_paused and self._transport is not None:
+        elif table.backlogged and not self._reading_paused and self._transport is not None:
             self._reading_paused = True
             self._transport.pause_reading()
 

@@ -92,8 +92,8 @@ class FrameDecoder:
     """
 
     __slots__ = (
-        "_broken", "_buffer", "_large", "_large_filled", "_large_from", "_large_head", "_large_size",
-        "_spare", "max_frame_size",
+        "_broken", "_buffer", "_large_filled", "_large_from", "_large_head", "_large_size", "_spare",
+        "large", "max_frame_size",
     )
 
     def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, *, large_buffers: bool = False) -> None:
@@ -101,7 +101,8 @@ class FrameDecoder:
         self._large_from = LARGE_PAYLOAD if large_buffers else 0xFFFFFFFF  # payload size
         self._buffer = bytearray()
         self._broken: ProtocolError | None = None
-        self._large: memoryview | None = None  # a large frame's payload, filled so far
+        self.large: memoryview | None = None
+        """A large frame's payload buffer while the frame arrives (read-only outside)."""
         self._large_size = 0
         self._large_filled = 0
         self._large_head: tuple[FrameKind, int] = (FrameKind.RESPONSE, 0)
@@ -110,19 +111,19 @@ class FrameDecoder:
     @property
     def buffered(self) -> int:
         """Bytes received that do not yet form a whole frame."""
-        if self._large is not None:
+        if self.large is not None:
             return HEADER_SIZE + self._large_filled
         return len(self._buffer)
 
     def room(self) -> memoryview | None:
         """Where the rest of a large frame's payload goes, while one is under way:
         a transport may receive into it and then call :meth:`received`."""
-        large = self._large
+        large = self.large
         return None if large is None else large[self._large_filled :]
 
     def received(self, count: int) -> list[Frame]:
         """``count`` bytes were written at the start of :meth:`room`."""
-        if self._large is None or not 0 < count <= self._large_size - self._large_filled:
+        if self.large is None or not 0 < count <= self._large_size - self._large_filled:
             raise ValueError(f"received {count} bytes, more than the room left")
         self._large_filled += count
         if self._large_filled < self._large_size:
@@ -130,10 +131,10 @@ class FrameDecoder:
         return [self._large_done()]
 
     def _large_done(self) -> Frame:
-        large = self._large
+        large = self.large
         assert large is not None
         payload = bytes(large)
-        self._large = None
+        self.large = None
         base = large.obj
         large.release()
         if isinstance(base, bytearray) and len(base) <= SPARE_LIMIT:
@@ -150,14 +151,14 @@ class FrameDecoder:
         filled = len(first)
         large[:filled] = first
         self._large_head = (kind, request_id)
-        self._large = large
+        self.large = large
         self._large_size = size
         self._large_filled = filled
 
     def feed(self, data: bytes) -> list[Frame]:
         if self._broken is not None:
             raise self._broken
-        large = self._large
+        large = self.large
         if large is None and not self._buffer and len(data) >= HEADER_SIZE:
             # the common case, one whole frame and nothing buffered: as the loop below would
             length, kind, request_id = HEADER.unpack_from(data)
