@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import anyio
 import pytest
@@ -85,28 +86,33 @@ def test_an_answer_wakes_the_thread_that_waits_for_it_not_every_waiter(
     assert calls // 4 < wakes <= 2 * calls, wakes  # about 1 per call; waking all: over 4
 
 
+@pytest.mark.parametrize("where", ["CallTable.wait_until", "BlockingConnection._read_once"])
 def test_an_interrupt_as_a_lone_caller_takes_the_reader_role_gives_it_back(
-    server: ServerProcess, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     """A KeyboardInterrupt between taking the free reader role (with the call's start)
-    and reading (after its request left): the role is given back, so the next call on
-    the connection reads its answer (it would otherwise wait for a reader that will
-    never come, until its timeout)."""
+    and reading (after its request left), or as the read begins, before it holds the
+    role itself: the role is given back, so the next call on the connection reads its
+    answer (it would otherwise wait for a reader that will never come, until its
+    timeout)."""
     from dualio_sync import Client
+    from transports.blocking.connection import BlockingConnection
     from transports.wire.calls import CallTable
 
-    wait_until = CallTable.wait_until
+    owner_name, name = where.split(".")
+    owner = {"CallTable": CallTable, "BlockingConnection": BlockingConnection}[owner_name]
+    original = getattr(owner, name)
     interrupted: list[bool] = []
 
-    def interrupt_once(self: CallTable[object], until: float) -> float:
+    def interrupt_once(self: object, *args: Any, **kwargs: Any) -> Any:
         if not interrupted:
             interrupted.append(True)
             raise KeyboardInterrupt
-        return wait_until(self, until)
+        return original(self, *args, **kwargs)
 
     with Client(*server.address, timeout=5, retry=None) as client:
         assert client.echo(b"warm") == b"warm"
-        monkeypatch.setattr(CallTable, "wait_until", interrupt_once)
+        monkeypatch.setattr(owner, name, interrupt_once)
         with pytest.raises(KeyboardInterrupt):
             client.echo(b"interrupted")
         monkeypatch.undo()

@@ -89,9 +89,6 @@ class Mode:
         """Peers speak only ``echo``, anchors the unary calls; the SDK modes run every operation."""
         if self.through:
             return not isinstance(op, WordCount)
-        if isinstance(op, Blob):
-            return self.family in ("sync", "shared", "threads", "emulated", "native", "to_thread",
-                                   "raw-socket")
         return self.family in ("sync", "threads", "emulated", "native") or isinstance(op, Echo)
 
     def run(self, host: str, port: int, work: Workload, op: Operation | None = None) -> Outcome:

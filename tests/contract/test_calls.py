@@ -184,3 +184,24 @@ async def test_concurrent_calls_with_timeouts_each_get_their_own_answer(client: 
     assert await client.echo(b"last", delay=0.3) == b"last"
     assert client.dropped > 0
     assert not client.closed
+
+
+async def test_a_short_call_behind_a_long_one_ends_at_its_own_timeout(client: Face) -> None:
+    """Two calls in flight on one connection: the long one is waited for (read for) first,
+    and the short one, started after it, still ends at its own timeout, not when the long
+    one's answer comes; the long one gets its answer, and the connection goes on."""
+    outcomes: dict[str, tuple[Exception | None, float]] = {}
+
+    async def call(name: str, timeout: float) -> None:
+        outcomes[name] = await timed(lambda: client.echo(name.encode(), delay=1.5, timeout=timeout))
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(call, "long", 10.0)
+            await anyio.sleep(0.1)  # the long call waits for its answer (reads, where a caller reads)
+            tasks.start_soon(call, "short", 0.3)
+    error, took = outcomes["short"]
+    assert isinstance(error, DualioTimeout), repr(error)
+    assert 0.3 - TIMER_SLACK <= took < 0.3 + 0.7, took  # far from the long call's 1.5 s
+    assert outcomes["long"][0] is None, repr(outcomes["long"][0])
+    assert await client.echo(b"after") == b"after"

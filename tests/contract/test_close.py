@@ -17,7 +17,7 @@ from dualio import ClosedError, ConnectError, ConnectTimeout, DualioError
 from tests.conftest import start_server
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, peer_finishes, timed
-from tests.scripted_peer import ScriptedPeer, Step, drain, expect, hang_up, reset, send_raw
+from tests.scripted_peer import ScriptedPeer, Step, drain, expect, hang_up, reset, send_raw, stall
 from transports.wire.frames import FrameKind, encode_frame
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
@@ -33,6 +33,28 @@ async def test_an_idle_client_says_goodbye(transport: Transport, scripted: Scrip
     assert client.closed
     assert await peer_finishes(peer)
     assert peer.kinds == [FrameKind.HELLO, FrameKind.CLOSE]
+
+
+CLOSE_GRACE = 1.0  # how long a close waits for its goodbye to leave before it aborts
+
+
+async def test_closing_against_a_peer_that_reads_nothing_ends_within_the_grace(
+    transport: Transport, scripted: Scripted
+) -> None:
+    """The peer stops reading after the handshake and the client fills the socket's
+    buffers with large requests, each given up at a short timeout (a transport may
+    fail the connection for a request it could not write whole in time). Closing then
+    returns within the close grace, whatever the goodbye could do, and the client is
+    closed."""
+    peer = scripted(stall())
+    client = await transport.connect(peer.address, timeout=0.5)
+    for _ in range(20):
+        error, _ = await timed(lambda: client.echo(b"x" * (1 << 20), timeout=0.05))
+        assert isinstance(error, DualioError), repr(error)
+    error, took = await timed(client.aclose)
+    assert error is None, repr(error)
+    assert took < CLOSE_GRACE + PROMPT, took
+    assert client.closed
 
 
 async def test_calls_after_close_raise_closed_error(client: Face) -> None:

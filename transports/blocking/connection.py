@@ -240,8 +240,7 @@ class BlockingConnection(OnCallTable[Any]):
                     raise calls.cancelled_while_sent()
                 wake_by = table.wait_until(until)
                 if reader and self._reading == reader:  # perform()'s Await, written out
-                    reader = 0  # _read_once gives the role up, whatever happens
-                    self._read_once(wake_by)
+                    self._read_once(wake_by)  # gives the role up, unless interrupted before it held it
                     answered = call.done
                 else:
                     answered = self._lone_read(call, wake_by)
@@ -254,7 +253,7 @@ class BlockingConnection(OnCallTable[Any]):
                 raise
             return call
         finally:
-            if reader:
+            if reader and self._reading == reader:
                 self._leave_reader_role()
             if handle is not None:
                 handle.release()
@@ -569,9 +568,9 @@ class BlockingConnection(OnCallTable[Any]):
         try:
             self._write_locked(data, until, reader)
             if self._control:
-                if reader:
-                    self._leave_reader_role()
-                try:
+                try:  # the frame left whole: from here an interrupt is returned, not raised
+                    if reader:
+                        self._leave_reader_role()
                     self._write_control_locked()
                 except BaseException as exc:
                     return exc
@@ -632,9 +631,9 @@ class BlockingConnection(OnCallTable[Any]):
             raise self._broken(calls.broken(exc)) from exc
         write = FrameWrite(data, until)
         write.sent(sent)
-        if reader:
-            self._leave_reader_role()
         try:
+            if reader:  # part of the frame may be out: an interrupt here is a torn write too
+                self._leave_reader_role()
             while True:
                 poller = self._write_poll if event == selectors.EVENT_WRITE else None
                 if not self._wait_io(event, write.wait_until(), poller):

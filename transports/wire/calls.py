@@ -555,32 +555,29 @@ class CallTable(Generic[W]):
 
     def keepalive_wait(self) -> float | None:
         """Seconds until :meth:`keepalive_due` may have something to do; None: never."""
-        if self.keepalive is None:
-            return None
-        now = time.monotonic()
-        if self._probe is not None and not self._probe.done:
-            return max(self._probe_sent + self.keepalive - now, 0.0)
-        if not self.live:
-            return self.keepalive  # idle: nothing to check, look again later
-        return max(self.last_heard + self.keepalive - now, 0.0)
+        check = self._keepalive_check()
+        return None if check is None else max(check - time.monotonic(), 0.0)
 
     def wait_until(self, until: float) -> float:
         """How long a wait for news may last: until ``until``, or the next keepalive
         check (:meth:`keepalive_wait`) if that comes first."""
-        keepalive = self.keepalive
-        if keepalive is None:
-            return until
-        probe = self._probe
-        if probe is not None and not probe.done:
-            check = self._probe_sent + keepalive
-        elif self.live:
-            check = self.last_heard + keepalive
-        else:
-            return min(until, time.monotonic() + keepalive)
-        if until <= check:
+        check = self._keepalive_check()
+        if check is None or until <= check:
             return until
         now = time.monotonic()
         return check if check > now else min(now, until)
+
+    def _keepalive_check(self) -> float | None:
+        """The ``time.monotonic()`` of the next keepalive check; None: never."""
+        keepalive = self.keepalive
+        if keepalive is None:
+            return None
+        probe = self._probe
+        if probe is not None and not probe.done:
+            return self._probe_sent + keepalive
+        if not self.live:
+            return time.monotonic() + keepalive  # idle: nothing to check, look again later
+        return self.last_heard + keepalive
 
     def holds_reading(self, state: CallState[W]) -> bool:
         """Whether a caller waiting for ``state`` must not read now: another stream's
