@@ -222,12 +222,12 @@ def test_ctrl_c_keeps_what_finished(tmp_path: Path) -> None:
     """SIGINT while a long cell runs: the servers stop, results.json says partial, exit 130."""
     process = subprocess.Popen(
         [sys.executable, "-m", "dualio", "bench", "--scenario", "fanout", "--ns", "2,300",
-         "--delay", "0.5", "--modes", "native-asyncio,emulated-pool", "--repeat", "1",
+         "--delay", "0.4", "--modes", "native-asyncio,emulated-pool", "--repeat", "1",
          "--out", str(tmp_path)],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     seen = []
-    for line in process.stderr:  # the 3rd cell, N=300 through a pool of 6, takes 25 s
+    for line in process.stderr:  # the 3rd cell, N=300 through a pool of 6, takes 20 s
         seen.append(line)
         if line.startswith("[2/4] "):
             break

@@ -67,6 +67,8 @@ BOTH_SERVER_MODELS = ("echo", "blob")
 QUICK_REPEAT, FULL_REPEAT = 3, 5
 LONG_REPEAT = 3  # rounds for a long cell, at most
 LONG_CELL_S = 10.0  # a cell modelled to take this long, or whose first round did, is long
+VERY_LONG_CELL_S = 60.0  # a cell whose first round took this long runs VERY_LONG_REPEAT rounds
+VERY_LONG_REPEAT = 2
 LONG_N = 10_000  # fan-out, echo and word-count cells of this many calls are long
 WARMUP_CALLS = 200  # sequential echo calls per mode and server before round 1, not recorded
 SLOWDOWN_VARIABLE = "DUALIO_LAB_SLOWDOWN_S"  # a test hook: seconds added to every SDK call
@@ -520,6 +522,8 @@ def _run_rounds(units: Sequence[Unit], rounds: Rounds, progress: Progress,
             took = time.perf_counter() - started
             if round_index == 0 and took >= LONG_CELL_S:
                 unit.repeats = min(unit.repeats, rounds.long)
+            if round_index == 0 and took >= VERY_LONG_CELL_S:
+                unit.repeats = min(unit.repeats, VERY_LONG_REPEAT)
             progress.finished(unit.label, round_index, unit.repeats, took)
 
 
