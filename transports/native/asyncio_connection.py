@@ -11,7 +11,7 @@ and its next keepalive check.
 
 It is a buffered protocol: the loop receives into a buffer the connection names. While
 a large answer arrives that is the answer's own buffer, sized from its checked header
-(:meth:`CallTable.room`), so its bytes are copied once, not once per read; otherwise it
+(:meth:`FrameDecoder.room`), so its bytes are copied once, not once per read; otherwise it
 is one read buffer per event loop (a loop runs one read at a time, and each read's
 bytes are taken out before anything else runs), so ten thousand connections on one
 loop hold one buffer, not ten thousand.
