@@ -170,7 +170,10 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
         conn = self._conn
         if conn is not None and not conn.closed:
             loop = conn.loop
-            if _get_running_loop() is loop.loop or loop.is_current():  # asyncio's, checked first
+            running = _get_running_loop()  # asyncio's, checked first
+            if running is loop.loop or (
+                running is None and loop.backend == "trio" and loop.is_current_trio()
+            ):
                 return conn
         return None
 

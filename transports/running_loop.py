@@ -67,6 +67,10 @@ class LoopHandle:
         running = _get_running_loop()
         if self.backend == "asyncio" or running is not None:  # asyncio's, even inside trio
             return running is self.loop
+        return self.is_current_trio()
+
+    def is_current_trio(self) -> bool:
+        """:meth:`is_current` of a trio loop's handle where no asyncio loop runs."""
         trio = sys.modules.get("trio")
         try:
             return trio is not None and trio.lowlevel.current_trio_token() is self.loop

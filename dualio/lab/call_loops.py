@@ -21,14 +21,17 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from dualio.client import AsyncClient
+from dualio.lab import peer_frames
 from dualio.lab.fake_peers import (
     ECHO_REQUEST,
     PAYLOAD,
     FakeSocket,
     FakeTransport,
+    FakeTrioStream,
     RawProtocol,
     ServerFeed,
     answers,
+    anyio_connection,
     asyncio_connection,
     blocking_connection,
     with_id,
@@ -156,6 +159,70 @@ async def native_dualio(calls: int, in_flight: int, clock: Clock) -> float:
         return await _per_call(lambda: echo(PAYLOAD), calls, in_flight, clock)
     finally:
         await client.aclose()
+
+
+# -- trio ----------------------------------------------------------------------------------
+
+async def _per_call_trio(call: Callable[[], Awaitable[bytes]], calls: int, in_flight: int,
+                         clock: Clock) -> float:
+    import trio
+
+    each = calls // in_flight
+
+    async def user() -> None:
+        for _ in range(each):
+            _check(await call())
+
+    started = clock()
+    async with trio.open_nursery() as users:
+        for _ in range(in_flight):
+            users.start_soon(user)
+    return (clock() - started) / (each * in_flight)
+
+
+def _seeded_trio() -> Any:
+    """trio, its scheduler's coin (which reverses the order of each batch of runnable
+    tasks half the time) seeded, so the same loop runs the same steps every time."""
+    import trio
+
+    trio._core._run._r.seed(0)
+    return trio
+
+
+def trio_raw(calls: int, in_flight: int, clock: Clock) -> float:
+    """The lab's hand-written trio client (a reader task, a writer task) on a fake stream."""
+    trio = _seeded_trio()
+
+    from dualio.lab.trio_peer import TrioPeer
+
+    async def main() -> float:
+        async with trio.open_nursery() as tasks:
+            peer = TrioPeer(FakeTrioStream(), tasks)  # type: ignore[arg-type]
+            tasks.start_soon(peer._read)
+            tasks.start_soon(peer._write)
+            peer._send(peer_frames.HELLO_FRAME)
+            await peer._welcome.wait()
+            per_call = await _per_call_trio(lambda: peer.echo(PAYLOAD), calls, in_flight, clock)
+            tasks.cancel_scope.cancel()
+        return per_call
+
+    return float(trio.run(main))
+
+
+def trio_dualio(calls: int, in_flight: int, clock: Clock) -> float:
+    """``AsyncClient.echo`` on trio (the anyio transport) on a fake stream."""
+    trio = _seeded_trio()
+
+    async def main() -> float:
+        client = await _opened_client()
+        client._conn = await anyio_connection(FakeTrioStream())
+        try:
+            echo = client.echo
+            return await _per_call_trio(lambda: echo(PAYLOAD), calls, in_flight, clock)
+        finally:
+            await client.aclose()
+
+    return float(trio.run(main))
 
 
 # -- emulation: the blocking transport from a loop ------------------------------------------

@@ -9,6 +9,9 @@ that costs next to nothing and is the same for dualio and for the *raw* loop bes
   real pipe, so ``poll`` works as on a socket.
 - :class:`FakeTransport`: an ``asyncio.Transport`` that hands each answer to its
   protocol on the next loop pass, as a socket would.
+- :class:`FakeTrioStream`: a trio stream (and an anyio ``ByteStream``) whose sends are
+  answered at once and whose receives wait for the answers, checkpointing as trio's
+  socket stream does.
 - :class:`ServerFeed`: the server's side, a transport that only counts what a
   server protocol writes.
 """
@@ -20,6 +23,7 @@ import os
 from typing import Any, TypeVar, cast
 
 from transports.blocking.connection import BlockingConnection
+from transports.native.anyio_connection import AnyioConnection
 from transports.native.asyncio_connection import AsyncioConnection
 from transports.policy.connect_options import ConnectOptions
 from transports.wire.calls import deadline
@@ -188,6 +192,56 @@ async def asyncio_connection() -> AsyncioConnection:
     welcome = conn._table.handshake.waiter = loop.create_future()
     conn._write(conn._table.hello())
     await welcome
+    return conn
+
+
+# -- trio --------------------------------------------------------------------------------
+
+class FakeTrioStream:
+    """What the anyio transport uses of an anyio ``ByteStream`` and the lab's trio peer
+    of a ``trio.SocketStream``. A send checkpoints once (as trio's socket send does after
+    a send that went through) and queues the answers; a receive takes every answer that
+    waits, checkpointing if one does and parking until one comes if none does."""
+
+    def __init__(self) -> None:
+        import trio
+
+        self._trio = trio
+        self._pending = b""
+        self._arrived = trio.Event()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self._trio.lowlevel.checkpoint()
+        answer = answers(bytes(data))
+        if answer:
+            self._pending += answer
+            self._arrived.set()
+
+    send = send_all
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if self._pending:
+            await self._trio.lowlevel.checkpoint()
+        else:
+            await self._arrived.wait()
+        self._arrived = self._trio.Event()
+        data, self._pending = self._pending, b""
+        return data
+
+    receive = receive_some
+
+    async def aclose(self) -> None:
+        self._pending = b""
+        self._arrived.set()
+
+    def extra(self, attribute: object, default: object = None) -> object:
+        return default
+
+
+async def anyio_connection(stream: FakeTrioStream) -> AnyioConnection:
+    """The anyio transport on ``stream``, on the running loop, handshaken."""
+    conn = AnyioConnection(stream, OPTIONS)  # type: ignore[arg-type]
+    await conn._handshake(deadline(10.0))
     return conn
 
 

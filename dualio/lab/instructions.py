@@ -83,6 +83,9 @@ FIGURES = {figure.name: figure for figure in (
     Figure("native-100", "AsyncClient.echo, asyncio fast path, 100 in flight", "native-100-raw",
            "native_dualio", (100,)),
     Figure("native-100-raw", "asyncio Protocol, 100 in flight", None, "native_raw", (100,)),
+    Figure("trio-100", "AsyncClient.echo on trio, 100 in flight", "trio-100-raw", "trio_dualio", (100,)),
+    Figure("trio-100-raw", "hand-written trio client (a reader task, a writer task), 100 in flight",
+           None, "trio_raw", (100,)),
     # A thread starts and ends per call: whether the last one has finished exiting when the
     # next starts (its stack back in the C library's cache) depends on time. Its estimates
     # spread by up to 2 % (seven runs: 0.03-2.1 %); the loops' averages by 0.5 % of their median.

@@ -20,7 +20,7 @@ import math
 import socket
 import ssl
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from types import TracebackType
 from typing import Protocol, Self, TypeVar
 
@@ -28,16 +28,16 @@ import anyio
 from anyio.abc import ByteStream, SocketAttribute
 
 from transports import async_driver
-from transports.native.roundtrips import Roundtrips
 from transports.pending_input import PendingInput
 from transports.policy.connect_options import ConnectOptions
 from transports.running_loop import LoopHandle
 from transports.wire import calls, methods, procedure
-from transports.wire.calls import CallKind, CallState, CallTable, deadline
+from transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline
 from transports.wire.errors import DualioError
 from transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
+R = TypeVar("R")
 _CLOSE_GRACE = 1.0
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
 _IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
@@ -68,6 +68,9 @@ class _Scope(Protocol):
                  trace: TracebackType | None) -> bool | None: ...
 
 
+_UNARY = CallKind.UNARY
+
+
 def _nothing_pending() -> bool:
     return False  # a stream without a socket of its own to ask
 
@@ -77,7 +80,7 @@ def _wake(call: LiveCall) -> None:
         call.waiter.set()
 
 
-class AnyioConnection(Roundtrips[_Event]):
+class AnyioConnection(OnCallTable[_Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
     def __init__(self, stream: ByteStream, options: ConnectOptions) -> None:
@@ -87,6 +90,7 @@ class AnyioConnection(Roundtrips[_Event]):
             keepalive=options.keepalive,
         )
         self._write_lock = anyio.Lock()
+        self._writing = False  # a writer holds the lock: a request joins its batch
         self._outbox: list[bytes] = []
         self._queued = 0  # frames ever queued ...
         self._sent = 0  # ... and how many of them are on the wire
@@ -142,7 +146,7 @@ class AnyioConnection(Roundtrips[_Event]):
         return conn
 
     async def _handshake(self, until: float) -> None:
-        await async_driver.run(procedure.handshake(self._table, until), self._perform)
+        await self._drive(procedure.handshake(self._table, until))
 
     # -- calls --------------------------------------------------------------------
 
@@ -152,13 +156,53 @@ class AnyioConnection(Roundtrips[_Event]):
         steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
         return async_driver.stream_items(steps, self._perform, op.decode_item)
 
-    async def _roundtrip(
-        self, kind: CallKind, method: str, args: bytes, timeout: float | None, sent: list[int] | None
-    ) -> LiveCall:
-        steps = procedure.roundtrip(self._table, kind, method, args, deadline(timeout), sent)
-        return await async_driver.run(steps, self._perform)
+    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
+        """Send one request and return its decoded answer, within ``timeout``.
+
+        :func:`procedure.roundtrip`, its straight line written out (as in the blocking
+        transport): start, send, the first wait. A waiting call's task is resumed through
+        every coroutine and generator between it and its event, so the usual path drives
+        no procedure, and calls one only for what is not straight: a failed write, a wait
+        past the first deadline or keepalive check, a give-up."""
+        until = deadline(timeout)
+        table = self._table
+        if table.idle and not self._reading and self._pending_input():
+            await self._read_idle(until)
+        call, data = table.start(_UNARY, op.method, op.args)
+        if self._writing:  # _send_request's first case, written out
+            self._outbox.append(data)
+            self._queued += 1
+        else:
+            send = procedure.Send(data, until)
+            try:
+                await self._send_request(send)
+            except BaseException:
+                await self._drive(procedure.unsent(table, call, send.may_have_left))
+                raise
+            del send
+        del data  # the request can be large: not kept while the answer is awaited
+        if sent is not None:
+            sent.append(call.id)
+        try:
+            if not call.done:
+                await self._await_news(call, table.wait_until(until), False)
+                if not call.done:
+                    await self._drive(procedure.answer(table, call, until))
+        except BaseException:
+            await self._drive(procedure.give_up(table, call))
+            raise
+        return op.decode(call.outcome())
+
+    async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
+        started = time.perf_counter()
+        steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", deadline(timeout), sent)
+        (await self._drive(steps)).outcome()
+        return time.perf_counter() - started
 
     # -- performing the procedure's effects ---------------------------------------------
+
+    def _drive(self, steps: Generator[procedure.Effect, None, R]) -> Awaitable[R]:
+        return async_driver.run(steps, self._perform)
 
     async def _perform(self, effect: procedure.Effect) -> None:
         if type(effect) is procedure.Await:
@@ -180,7 +224,7 @@ class AnyioConnection(Roundtrips[_Event]):
         what was queued before it lets go): the caller goes on to wait for its answer at
         once, as on asyncio, where a write only fills the transport's buffer."""
         data = send.data
-        if self._write_lock.locked():
+        if self._writing:
             self._queue(data)
             return
         try:
@@ -238,6 +282,7 @@ class AnyioConnection(Roundtrips[_Event]):
                 await self._write_lock.acquire()
             if waiting.cancelled_caught:
                 raise calls.write_lock_timeout() from None
+        self._writing = True
         try:
             if self._sent >= ticket:
                 return
@@ -258,6 +303,7 @@ class AnyioConnection(Roundtrips[_Event]):
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             raise await self._teardown(calls.broken(exc)) from exc
         finally:
+            self._writing = False
             self._write_lock.release()
 
     async def _send_pieces(self, batch: bytes, until: float) -> None:
@@ -322,7 +368,8 @@ class AnyioConnection(Roundtrips[_Event]):
                     self._waiters.pop(call, None)
                     self._watched.discard(call)
         finally:
-            self._pass_reader_role()
+            if not self._reading and self._waiters:
+                self._pass_reader_role()
 
     async def _read_for(self, until: float) -> None:
         """Read once, as the reader, by the earliest ``until`` of the reader and every waiter."""
@@ -335,17 +382,19 @@ class AnyioConnection(Roundtrips[_Event]):
             with scope:
                 await self._read_some()
         finally:
+            earliest = self._read_until  # no watched waiter's time ends before it
             self._reading = False
             self._read_scope = None
             self._read_until = math.inf
-            self._wake_unwatched()
+            if self._watched:
+                self._wake_unwatched(earliest)
 
-    def _wake_unwatched(self) -> None:
+    def _wake_unwatched(self, earliest: float) -> None:
         """Once a read ends, the watched waiters whose time is up are woken to see so (the
         others are kept by the next read, this reader's or the next reader's)."""
-        if not self._watched:
-            return
         now = time.monotonic()
+        if now < earliest:
+            return
         for waiting in [c for c in self._watched if self._waiters.get(c, math.inf) <= now]:
             self._watched.discard(waiting)
             _wake(waiting)
