@@ -24,7 +24,7 @@ import anyio
 from dualio import AsyncClient, ConnectError
 from dualio.lab import anchors, asyncio_peer
 from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
-from dualio.lab.operations import Blob, Echo, Operation, WordCount, payload
+from dualio.lab.operations import Blob, Echo, Operation, payload
 from dualio_sync import Client
 from transports.emulation.adapter import default_workers
 from transports.wire.blob import blob_bytes
@@ -85,12 +85,6 @@ class Mode:
             return f"{self.needs} is not installed (pip install 'dualio[{self.needs}]')"
         return ""
 
-    def supports(self, op: Operation) -> bool:
-        """Peers speak only ``echo``, anchors the unary calls; the SDK modes run every operation."""
-        if self.through:
-            return not isinstance(op, WordCount)
-        return self.family in ("sync", "threads", "emulated", "native") or isinstance(op, Echo)
-
     def run(self, host: str, port: int, work: Workload, op: Operation | None = None) -> Outcome:
         runner = _RUNNERS[self.family]
         if not self.through:
@@ -108,7 +102,7 @@ _anchor_openers: dict[str, anchors.Opener] = {}
 
 
 def _open(mode: Mode, host: str, port: int, timeout: float) -> Client:
-    if mode.through:  # offers the unary methods of Client that the operations call (supports)
+    if mode.through:  # offers the unary methods of Client that the operations call
         return cast(Client, _anchor_openers[mode.name](host, port, timeout))
     return open_client(host, port, timeout, mode.client_options)
 
