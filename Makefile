@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+IMPORT_NAMES := build/import-names/dualio_transports
 
 .PHONY: bench bench-full demo test generate perf-baseline clean
 
@@ -10,7 +11,13 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lab]'
+	$(MAKE) $(IMPORT_NAMES)
 	touch $(STAMP)
+
+# mypy finds packages by folder name: transports/ under its import name (pyproject.toml)
+$(IMPORT_NAMES):
+	mkdir -p $(dir $@)
+	ln -sfn ../../transports $@
 
 bench: $(STAMP)
 	$(BIN)/dualio bench --quick
@@ -24,8 +31,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
-	$(BIN)/mypy --strict dualio dualio_sync transports
+	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
 	$(BIN)/python -m pytest -n 4 --dist loadfile -m "not serial"
+	$(BIN)/python -m dualio.devtools.pythons
 	$(BIN)/python -m pytest -m serial
 
 # the instruction gate's baseline for this Python: commit its diff with the change that moved it

@@ -1,12 +1,13 @@
 """dualio's async face: ``from dualio import AsyncClient``."""
 
 from dualio.client import AsyncClient
-from transports.emulation.adapter import emulate_async
-from transports.emulation.callbacks import AwaitableCallback, EventedCallback
-from transports.policy.events import CallFinished, CallStarted, ConnectionState
-from transports.policy.retry import RetryPolicy
-from transports.version import VERSION as __version__
-from transports.wire.errors import (
+from dualio_transports.emulation.adapter import emulate_async
+from dualio_transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from dualio_transports.policy.events import CallFinished, CallStarted, ConnectionState
+from dualio_transports.policy.retry import RetryPolicy
+from dualio_transports.policy.telemetry import Instrumentation, instrument
+from dualio_transports.version import VERSION as __version__
+from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
     ClosedError,
@@ -24,7 +25,7 @@ from transports.wire.errors import (
     UsageError,
     VersionMismatch,
 )
-from transports.wire.methods import ServerStats
+from dualio_transports.wire.methods import ServerStats
 
 __all__ = [
     "AsyncClient",
@@ -43,6 +44,7 @@ __all__ = [
     "ErrorCode",
     "EventedCallback",
     "FrameTooLarge",
+    "Instrumentation",
     "ProtocolError",
     "RemoteError",
     "RetriesExhausted",
@@ -53,4 +55,5 @@ __all__ = [
     "VersionMismatch",
     "__version__",
     "emulate_async",
+    "instrument",
 ]

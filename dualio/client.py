@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import ssl
 from asyncio import _get_running_loop  # asyncio.events.__all__: None outside a loop, no raise
 from concurrent.futures import Executor
@@ -11,24 +12,24 @@ from typing import Literal
 import anyio
 
 from dualio.service_methods import AsyncServiceMethods
-from transports.emulation.emulated_connection import EmulatedConnection, Strategy, check_emulation
-from transports.interface import AsyncTransport
-from transports.native.anyio_connection import AnyioConnection
-from transports.native.asyncio_connection import AsyncioConnection
-from transports.policy.connect_options import ConnectOptions
-from transports.policy.events import (
+from dualio_transports.emulation.emulated_connection import EmulatedConnection, Strategy, check_emulation
+from dualio_transports.interface import AsyncTransport
+from dualio_transports.native.anyio_connection import AnyioConnection
+from dualio_transports.native.asyncio_connection import AsyncioConnection
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import (
     RequestCallback,
     ResponseCallback,
     StateCallback,
 )
-from transports.policy.lifecycle import Lifecycle
-from transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
-from transports.policy.timeouts import check_timeout
-from transports.policy.url import FromUrl
-from transports.running_loop import LoopHandle
-from transports.wire import calls
-from transports.wire.errors import ConnectError, UsageError
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from dualio_transports.policy.lifecycle import Lifecycle
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.policy.url import FromUrl
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire import calls
+from dualio_transports.wire.errors import ConnectError, UsageError
+from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 TransportName = Literal["native", "anyio", "emulated"]
 _TRANSPORTS = ("native", "anyio", "emulated")
@@ -84,6 +85,7 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
         self.retry = check_policy(retry)
         self.on_request = on_request
         self.on_response = on_response
+        self._call_numbers = itertools.count(1)
         self._lazy = lazy
         self._life = Lifecycle(f"{host}:{port}", on_state)
         self._lock: anyio.Lock | None = None  # one task (re)connects at a time; made when first needed

@@ -25,7 +25,7 @@ except ImportError as exc:
     ) from exc
 
 from dualio_sync import CallFinished, Client, RetryPolicy
-from transports.policy.url import parse_url
+from dualio_transports.policy.url import parse_url
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "timeout": 10.0,

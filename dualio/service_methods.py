@@ -11,12 +11,13 @@ method here.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
-from transports.interface import AsyncTransport
-from transports.policy.events import (
+from dualio_transports.interface import AsyncTransport
+from dualio_transports.policy.events import (
     CallFinished,
     CallStarted,
     RequestCallback,
@@ -25,12 +26,12 @@ from transports.policy.events import (
     log,
     notify,
 )
-from transports.policy.retry import RetryPolicy, may_retry
-from transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
-from transports.wire import methods
-from transports.wire.calls import deadline, timeout_left
-from transports.wire.errors import ConnectionLost, DualioError, StreamInterrupted
-from transports.wire.methods import ServerStats
+from dualio_transports.policy.retry import RetryPolicy, may_retry
+from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from dualio_transports.wire import methods
+from dualio_transports.wire.calls import deadline, timeout_left
+from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
+from dualio_transports.wire.methods import ServerStats
 
 T = TypeVar("T")
 
@@ -59,6 +60,7 @@ class AsyncServiceMethods:
     retry: RetryPolicy | None
     on_request: RequestCallback | None
     on_response: ResponseCallback | None
+    _call_numbers: itertools.count[int]  # the hooks' call numbers, from 1
 
     def _ready_transport(self) -> AsyncTransport | None:
         """The open transport when it is usable as it is (the common case), else None."""
@@ -141,46 +143,61 @@ class AsyncServiceMethods:
         while the retry policy allows and it is safe; tell the user's hooks before each
         try and after the last."""
         started = time.perf_counter()
+        number = next(self._call_numbers)
         series = None
         tries = 0 if error is None else 1
         sent: list[int] = []  # the id of the current try's request, once it is written
-        while True:
-            if error is not None:
+        try:
+            while True:
+                if error is not None:
+                    try:
+                        if self.retry is None or not may_retry(error, op.idempotent):
+                            raise error
+                        series = series or self.retry.series(until)
+                        wait = series.next_delay(error)
+                    except DualioError as exc:
+                        final = _named(exc, op.method, sent)
+                        if self.on_response is not None:
+                            elapsed = time.perf_counter() - started
+                            failed = CallFinished(
+                                op.method, len(op.args), 0, elapsed, tries, final, final.request_id,
+                            number,
+                            )
+                            notify(self.on_response, failed)
+                        raise final from exc.__cause__
+                    log.debug("retrying %s in %.3fs after %s: %s",
+                              op.method, wait, type(error).__name__, error)
+                    await self._pause(wait)
+                tries += 1
+                sent.clear()
+                if self.on_request is not None:
+                    notify(self.on_request, CallStarted(op.method, len(op.args), tries, number))
                 try:
-                    if self.retry is None or not may_retry(error, op.idempotent):
-                        raise error
-                    series = series or self.retry.series(until)
-                    wait = series.next_delay(error)
+                    transport = self._ready_transport() or await self._reconnect(until)
+                    left = timeout_left(until)
+                    if isinstance(op, _Ping):
+                        result: T = await transport.ping(left, sent=sent)  # type: ignore[assignment]
+                    else:
+                        result = await transport.call(op, left, sent=sent)
+                    break
                 except DualioError as exc:
-                    final = _named(exc, op.method, sent)
-                    if self.on_response is not None:
-                        elapsed = time.perf_counter() - started
-                        failed = CallFinished(
-                            op.method, len(op.args), 0, elapsed, tries, final, final.request_id
-                        )
-                        notify(self.on_response, failed)
-                    raise final from exc.__cause__
-                log.debug("retrying %s in %.3fs after %s: %s", op.method, wait, type(error).__name__, error)
-                await self._pause(wait)
-            tries += 1
-            sent.clear()
-            if self.on_request is not None:
-                notify(self.on_request, CallStarted(op.method, len(op.args), tries))
-            try:
-                transport = self._ready_transport() or await self._reconnect(until)
-                left = timeout_left(until)
-                if isinstance(op, _Ping):
-                    result: T = await transport.ping(left, sent=sent)  # type: ignore[assignment]
-                else:
-                    result = await transport.call(op, left, sent=sent)
-                break
-            except DualioError as exc:
-                error = exc
+                    error = exc
+        except DualioError:
+            raise  # the hooks heard of it
+        except BaseException as exc:  # cancelled, interrupted: the hooks hear of it too
+            if self.on_response is not None:
+                stopped = CallCancelled(f"the {op.method} call was stopped: {type(exc).__name__}")
+                elapsed = time.perf_counter() - started
+                rid = sent[-1] if sent else None
+                notify(self.on_response,
+                       CallFinished(op.method, len(op.args), 0, elapsed, tries, stopped, rid, number))
+            raise
         if self.on_response is not None:
             elapsed = time.perf_counter() - started
             size = answer_size(result)
             rid = sent[-1] if sent else None
-            notify(self.on_response, CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid))
+            notify(self.on_response,
+                   CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid, number))
         return result
 
     async def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
@@ -190,8 +207,9 @@ class AsyncServiceMethods:
         started = time.perf_counter()
         delivered = received = 0
         final: DualioError | None = None
+        number = next(self._call_numbers)
         if self.on_request is not None:
-            notify(self.on_request, CallStarted(op.method, len(op.args), 1))
+            notify(self.on_request, CallStarted(op.method, len(op.args), 1, number))
         try:
             try:
                 transport = self._ready_transport() or await self._reconnect(deadline(timeout))
@@ -220,5 +238,5 @@ class AsyncServiceMethods:
             if self.on_response is not None:
                 rid = sent[-1] if sent else None
                 ended = CallFinished(op.method, len(op.args), received, time.perf_counter() - started,
-                                     1, final, rid)
+                                     1, final, rid, number)
                 notify(self.on_response, ended)

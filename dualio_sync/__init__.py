@@ -1,10 +1,11 @@
 """dualio's blocking face: ``from dualio_sync import Client``."""
 
 from dualio_sync.client import Client
-from transports.policy.events import CallFinished, CallStarted, ConnectionState
-from transports.policy.retry import RetryPolicy
-from transports.version import VERSION as __version__
-from transports.wire.errors import (
+from dualio_transports.policy.events import CallFinished, CallStarted, ConnectionState
+from dualio_transports.policy.retry import RetryPolicy
+from dualio_transports.policy.telemetry import Instrumentation, instrument
+from dualio_transports.version import VERSION as __version__
+from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
     ClosedError,
@@ -22,7 +23,7 @@ from transports.wire.errors import (
     UsageError,
     VersionMismatch,
 )
-from transports.wire.methods import ServerStats
+from dualio_transports.wire.methods import ServerStats
 
 __all__ = [
     "AuthenticationError",
@@ -39,6 +40,7 @@ __all__ = [
     "DualioTimeout",
     "ErrorCode",
     "FrameTooLarge",
+    "Instrumentation",
     "ProtocolError",
     "RemoteError",
     "RetriesExhausted",
@@ -48,4 +50,5 @@ __all__ = [
     "UsageError",
     "VersionMismatch",
     "__version__",
+    "instrument",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import ssl
 import threading
 import time
@@ -9,26 +10,26 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Literal, cast
 
 from dualio_sync.service_methods import ServiceMethods
-from transports import forks
-from transports.blocking.connection import BlockingConnection
-from transports.blocking.dialing import Connecting
-from transports.interface import BlockingTransport
-from transports.policy.connect_options import ConnectOptions
-from transports.policy.events import (
+from dualio_transports import forks
+from dualio_transports.blocking.connection import BlockingConnection
+from dualio_transports.blocking.dialing import Connecting
+from dualio_transports.interface import BlockingTransport
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import (
     RequestCallback,
     ResponseCallback,
     StateCallback,
 )
-from transports.policy.lifecycle import Lifecycle
-from transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
-from transports.policy.timeouts import check_timeout
-from transports.policy.url import FromUrl
-from transports.wire import calls
-from transports.wire.errors import ConnectError, UsageError
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from dualio_transports.policy.lifecycle import Lifecycle
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.policy.url import FromUrl
+from dualio_transports.wire import calls
+from dualio_transports.wire.errors import ConnectError, UsageError
+from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 if TYPE_CHECKING:
-    from transports.portal.connection import PortalConnection
+    from dualio_transports.portal.connection import PortalConnection
 
 TransportName = Literal["blocking", "portal"]
 _TRANSPORTS = ("blocking", "portal")
@@ -39,7 +40,7 @@ class Client(ServiceMethods, FromUrl):
 
     Share one ``Client`` between threads freely: calls from different threads
     are multiplexed on the connection, each answered by request id. A call that
-    times out raises :class:`~transports.wire.errors.DualioTimeout` and leaves the
+    times out raises :class:`~dualio_transports.wire.errors.DualioTimeout` and leaves the
     connection usable; its late answer is dropped.
 
     ``transport="blocking"`` (default) reads and writes the socket from the calling
@@ -92,6 +93,7 @@ class Client(ServiceMethods, FromUrl):
         self.retry = check_policy(retry)
         self.on_request = on_request
         self.on_response = on_response
+        self._call_numbers = itertools.count(1)
         self._life = Lifecycle(f"{host}:{port}", on_state)
         self._lock = threading.Lock()  # one thread (re)connects at a time
         self._lock_born = forks.generation
@@ -217,7 +219,7 @@ class Client(ServiceMethods, FromUrl):
         self._life.connecting()
         conn: BlockingConnection | PortalConnection
         if self.transport == "portal":
-            from transports.portal.connection import PortalConnection  # asyncio: only when asked for
+            from dualio_transports.portal.connection import PortalConnection  # asyncio: only when asked for
 
             conn = PortalConnection.connect(options, connecting)
         else:

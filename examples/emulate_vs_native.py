@@ -20,7 +20,7 @@ import anyio
 
 from dualio import AsyncClient
 from dualio.server.embedded import EmbeddedServer
-from transports.emulation.adapter import default_workers
+from dualio_transports.emulation.adapter import default_workers
 
 
 async def fan_out(host: str, port: int, calls: int, seconds: float, **mode: Any) -> tuple[float, int]:

@@ -33,9 +33,9 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from transports.wire.client_protocol import WELCOME
-from transports.wire.errors import ErrorCode
-from transports.wire.frames import (
+from dualio_transports.wire.client_protocol import WELCOME
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     MIN_FRAME_LENGTH,
@@ -45,7 +45,7 @@ from transports.wire.frames import (
     FrameKind,
     encode_frame,
 )
-from transports.wire.methods import F64, decode_request, word_at
+from dualio_transports.wire.methods import F64, decode_request, word_at
 
 IO_TIMEOUT = 5.0  # the peer never waits longer than this for anything
 

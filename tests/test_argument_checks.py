@@ -10,9 +10,9 @@ import pytest
 
 from dualio import AsyncClient
 from dualio_sync import Client, RemoteError
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.methods import MAX_SECONDS
 from tests.conftest import ServerProcess
-from transports.wire.errors import ErrorCode
-from transports.wire.methods import MAX_SECONDS
 
 HUGE = 10**400
 

@@ -22,8 +22,8 @@ import pytest
 import trustme
 
 from dualio import AsyncClient, UsageError
+from dualio_transports.wire.blob import blob_bytes
 from tests.conftest import ServerProcess, start_server
-from transports.wire.blob import blob_bytes
 
 pytestmark = pytest.mark.anyio
 

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from dualio import AsyncClient, ConnectionLost, DualioTimeout
+from dualio_transports.wire.frames import FrameDecoder, FrameKind
 from tests.conftest import ServerProcess
 from tests.scripted_peer import ScriptedPeer, drain, expect, reply, stall
-from transports.wire.frames import FrameDecoder, FrameKind
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -105,7 +105,7 @@ def test_calls_started_together_go_out_in_bounded_batches(server: ServerProcess)
     """1,000 calls started in one loop iteration: their requests are written together,
     at most ``_BATCH_FRAMES`` per write, so the first ones reach the server while the
     last are still being made (one write of all 1,000 would hold them all back)."""
-    from transports.native import asyncio_connection
+    from dualio_transports.native import asyncio_connection
 
     frames_per_write: list[int] = []
 

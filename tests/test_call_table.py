@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from transports.wire import calls
-from transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable, Next
-from transports.wire.client_protocol import WELCOME, encode_error
-from transports.wire.errors import (
+from dualio_transports.wire import calls
+from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable, Next
+from dualio_transports.wire.client_protocol import WELCOME, encode_error
+from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
     ClosedError,
@@ -18,7 +18,7 @@ from transports.wire.errors import (
     ProtocolError,
     RemoteError,
 )
-from transports.wire.frames import (
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     MAX_REQUEST_ID,
     PROTOCOL_VERSION,

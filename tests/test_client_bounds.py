@@ -10,11 +10,11 @@ import anyio
 import pytest
 
 from dualio import AsyncClient
+from dualio_transports.wire import calls
+from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG
+from dualio_transports.wire.errors import ConnectionLost
 from tests.conftest import ServerProcess
 from tests.scripted_peer import ScriptedPeer, stall
-from transports.wire import calls
-from transports.wire.calls import ITEM_COST, STREAM_BACKLOG
-from transports.wire.errors import ConnectionLost
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

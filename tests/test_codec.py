@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transports.wire import errors, methods
-from transports.wire.blob import CHUNK, blob_bytes
-from transports.wire.errors import FrameTooLarge, ProtocolError
-from transports.wire.frames import (
+from dualio_transports.wire import errors, methods
+from dualio_transports.wire.blob import CHUNK, blob_bytes
+from dualio_transports.wire.errors import FrameTooLarge, ProtocolError
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     LARGE_PAYLOAD,
@@ -431,7 +431,7 @@ def test_word_at_rule() -> None:
 def test_calls_built_without_their_constructor_have_every_field() -> None:
     """echo, upper and sleep make their Call with tuple.__new__ (no defaults applied):
     each must still have every field of Call, in order."""
-    from transports.wire import methods
+    from dualio_transports.wire import methods
 
     for op in (methods.echo(b"x", 0.0), methods.upper("x", 0.5), methods.sleep(0.0)):
         assert len(op) == len(methods.Call._fields)

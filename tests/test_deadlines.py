@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from transports.wire.deadlines import Deadlines
+from dualio_transports.wire.deadlines import Deadlines
 
 
 @dataclass(eq=False)

@@ -22,13 +22,13 @@ import anyio
 import pytest
 import trio
 
+from dualio_transports.emulation.adapter import default_workers, emulate_async, run_blocking
+from dualio_transports.emulation.callbacks import AwaitableCallback, EventedCallback
+from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.wire import methods, procedure
+from dualio_transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 from tests.conftest import ServerProcess
-from transports.emulation.adapter import default_workers, emulate_async, run_blocking
-from transports.emulation.callbacks import AwaitableCallback, EventedCallback
-from transports.emulation.reader_thread_connection import ReaderThreadConnection
-from transports.policy.connect_options import ConnectOptions
-from transports.wire import methods, procedure
-from transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -558,7 +558,7 @@ def test_default_workers() -> None:
 def test_emulate_keeps_the_signature_for_mypy(tmp_path: Path) -> None:
     prelude = textwrap.dedent(
         """\
-        from transports.emulation.adapter import emulate_async
+        from dualio_transports.emulation.adapter import emulate_async
 
 
         def f(a: int, *, b: str) -> float:
@@ -763,9 +763,9 @@ def test_a_connect_given_up_is_closed_at_once_without_a_goodbye(server: ServerPr
     """A connect made on a worker for an awaiter that gave up is closed where it is handed
     over: by ``abandon`` if the connect finished first (at once: no goodbye to write,
     nothing to wait for, no thread), by the worker if it finishes second."""
+    from dualio_transports.emulation.emulated_connection import _Handoff
+    from dualio_transports.wire.frames import FrameKind
     from tests.scripted_peer import ScriptedPeer, drain
-    from transports.emulation.emulated_connection import _Handoff
-    from transports.wire.frames import FrameKind
 
     with ScriptedPeer(drain()) as peer:
         first = _Handoff()

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from transports.wire.errors import (
+from dualio_transports.wire.errors import (
     ConnectionLost,
     DualioError,
     ErrorCode,

@@ -260,7 +260,7 @@ def test_a_child_forked_while_the_parent_connects_can_connect(fork_server: Serve
 def test_a_child_forked_while_the_parent_replaces_a_lock_can_connect(fork_server: ServerProcess) -> None:
     """The lock that guards replacing a client's reconnect lock in a child may be held
     by a parent thread at the moment of the fork; the child gets a fresh one."""
-    from transports import forks
+    from dualio_transports import forks
 
     client = Client(*fork_server.address, timeout=10)
     client.echo(b"parent")

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from transports.wire import calls
-from transports.wire.errors import ConnectionLost, DualioTimeout
-from transports.wire.frame_write import FrameWrite
+from dualio_transports.wire import calls
+from dualio_transports.wire.errors import ConnectionLost, DualioTimeout
+from dualio_transports.wire.frame_write import FrameWrite
 
 
 def test_a_whole_write_is_finished_and_never_cut() -> None:

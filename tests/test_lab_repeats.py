@@ -257,9 +257,9 @@ def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
     taken for gone; one that never answers still ends the run."""
     from dualio.lab.bench import server_stats
     from dualio_sync import Client, DualioTimeout
+    from dualio_transports.wire.frames import FrameKind
+    from dualio_transports.wire.methods import ServerStats
     from tests.scripted_peer import ScriptedPeer, drain, expect, reply, stall
-    from transports.wire.frames import FrameKind
-    from transports.wire.methods import ServerStats
 
     answer = ServerStats(1, 2, 0, 3, 0).to_json()
     peer = ScriptedPeer(expect(FrameKind.REQUEST), expect(FrameKind.CANCEL), expect(FrameKind.REQUEST),
@@ -274,7 +274,7 @@ def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
 def test_a_connect_timeout_is_a_limit_also_once_retried() -> None:
     from dualio import ConnectTimeout, DualioTimeout
     from dualio.lab.machine_limits import is_limit
-    from transports.wire.errors import RetriesExhausted
+    from dualio_transports.wire.errors import RetriesExhausted
 
     timeout = ConnectTimeout("the server did not answer the handshake in time")
     retried = RetriesExhausted("gave up after 2 tries", 2, [timeout, timeout])
@@ -292,7 +292,7 @@ def test_the_server_may_have_served_calls_the_client_gave_up_on(served: int, los
     than 100."""
     from dualio.lab.drivers import Workload
     from dualio.lab.results import check_server
-    from transports.wire.methods import ServerStats
+    from dualio_transports.wire.methods import ServerStats
 
     cell = Cell("echo", "N=100", "native-asyncio", "threaded", 100, 100, 0.1)
     cell.limited = 10

@@ -22,9 +22,10 @@ def test_the_blocking_face_loads_no_event_loop_library() -> None:
 
 def test_the_wire_imports_no_transport() -> None:
     probe = (
-        "import sys, transports.wire.calls, transports.wire.methods, transports.interface; "
-        "print(sorted(m for m in sys.modules if m.startswith('transports.') and "
-        "not m.startswith('transports.wire') and m != 'transports.interface'))"
+        "import sys, dualio_transports.wire.calls, dualio_transports.wire.methods, "
+        "dualio_transports.interface; "
+        "print(sorted(m for m in sys.modules if m.startswith('dualio_transports.') and "
+        "not m.startswith('dualio_transports.wire') and m != 'dualio_transports.interface'))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
@@ -32,13 +33,31 @@ def test_the_wire_imports_no_transport() -> None:
 
 def test_the_client_policy_imports_only_the_wire() -> None:
     probe = (
-        "import sys, transports.policy.lifecycle, transports.policy.url, transports.policy.connect_options, "
-        "transports.policy.timeouts; "
-        "print(sorted(m for m in sys.modules if m.startswith('transports.') and "
-        "not m.startswith(('transports.wire', 'transports.policy'))))"
+        "import sys, dualio_transports.policy.lifecycle, dualio_transports.policy.url, "
+        "dualio_transports.policy.connect_options, "
+        "dualio_transports.policy.timeouts; "
+        "print(sorted(m for m in sys.modules if m.startswith('dualio_transports.') and "
+        "not m.startswith(('dualio_transports.wire', 'dualio_transports.policy'))))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_nothing_imports_the_folder_by_its_name() -> None:
+    """transports/ is imported as dualio_transports only: from the repository's root the
+    folder's own name would import too (and then fail once installed from the wheel)."""
+    probe = (
+        "import sys, pkgutil, importlib, dualio, dualio_sync, dualio_transports\n"
+        "for package in (dualio, dualio_sync, dualio_transports):\n"
+        "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "        if '.devtools' not in info.name and not info.name.endswith(('.locust', '.__main__')):\n"
+        "            importlib.import_module(info.name)\n"
+        "print(len(sys.modules), sorted(m for m in sys.modules if m.split('.')[0] == 'transports'))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    loaded, stray = out.stdout.split(" ", 1)
+    assert int(loaded) > 100
+    assert stray.strip() == "[]"
 
 
 def copy_of_the_faces(tmp_path: Path) -> Path:

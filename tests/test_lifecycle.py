@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from transports.policy.events import ConnectionState
-from transports.policy.lifecycle import Lifecycle
-from transports.policy.retry import RetryPolicy
-from transports.wire.errors import (
+from dualio_transports.policy.events import ConnectionState
+from dualio_transports.policy.lifecycle import Lifecycle
+from dualio_transports.policy.retry import RetryPolicy
+from dualio_transports.wire.errors import (
     AuthenticationError,
     ClosedError,
     ConnectError,

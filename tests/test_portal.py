@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from dualio_sync import Client, ClosedError, ConnectError, DualioTimeout, UsageError
+from dualio_transports.blocking.connection import BlockingConnection
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.portal import loop_thread
+from dualio_transports.portal.connection import PortalConnection
+from dualio_transports.portal.loop_thread import LoopThread
+from dualio_transports.wire import methods
 from tests.conftest import ServerProcess, start_server
 from tests.test_fork import OK, RAISED, ParentCalls, calls_own_answers, fork_child, reap
-from transports.blocking.connection import BlockingConnection
-from transports.policy.connect_options import ConnectOptions
-from transports.portal import loop_thread
-from transports.portal.connection import PortalConnection
-from transports.portal.loop_thread import LoopThread
-from transports.wire import methods
 
 pytestmark = pytest.mark.timeout(60)
 

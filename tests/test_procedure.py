@@ -10,24 +10,24 @@ from typing import Any
 
 import pytest
 
-from transports.wire import calls, procedure
-from transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable
-from transports.wire.client_protocol import WELCOME
-from transports.wire.errors import (
+from dualio_transports.wire import calls, procedure
+from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable
+from dualio_transports.wire.client_protocol import WELCOME
+from dualio_transports.wire.errors import (
     CallCancelled,
     ConnectError,
     ConnectionLost,
     ConnectTimeout,
     DualioTimeout,
 )
-from transports.wire.frames import (
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     PROTOCOL_VERSION,
     FrameDecoder,
     FrameKind,
     encode_frame,
 )
-from transports.wire.procedure import (
+from dualio_transports.wire.procedure import (
     READ_ON,
     Await,
     Control,

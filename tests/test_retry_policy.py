@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from transports.policy.retry import RetryPolicy, may_retry
-from transports.wire.errors import (
+from dualio_transports.policy.retry import RetryPolicy, may_retry
+from dualio_transports.wire.errors import (
     AuthenticationError,
     ClosedError,
     ConnectError,

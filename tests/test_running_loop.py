@@ -11,8 +11,8 @@ import pytest
 import trio
 
 from dualio import AsyncClient, UsageError
+from dualio_transports.running_loop import LoopHandle
 from tests.conftest import ServerProcess
-from transports.running_loop import LoopHandle
 
 
 async def _handle() -> LoopHandle:

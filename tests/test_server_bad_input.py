@@ -17,11 +17,10 @@ from collections.abc import Iterator
 import pytest
 
 from dualio_sync import AuthenticationError, Client, RemoteError
-from tests.conftest import ServerProcess, start_server
-from transports.wire import methods
-from transports.wire.client_protocol import HELLO, ClientProtocol, decode_error
-from transports.wire.errors import ErrorCode
-from transports.wire.frames import (
+from dualio_transports.wire import methods
+from dualio_transports.wire.client_protocol import HELLO, ClientProtocol, decode_error
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.frames import (
     HEADER,
     PROTOCOL_VERSION,
     Frame,
@@ -29,6 +28,7 @@ from transports.wire.frames import (
     FrameKind,
     encode_frame,
 )
+from tests.conftest import ServerProcess, start_server
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from dualio_sync import AuthenticationError, Client, DualioTimeout
+from dualio_transports.version import VERSION
 from tests.conftest import start_server
-from transports.version import VERSION
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from transports.wire import methods
-from transports.wire.client_protocol import MAX_HELLO_FRAME, ClientProtocol, decode_error
-from transports.wire.errors import ErrorCode
-from transports.wire.frames import HEADER, FrameDecoder, FrameKind, encode_frame
-from transports.wire.server_protocol import Cancel, Request, ServerProtocol
+from dualio_transports.wire import methods
+from dualio_transports.wire.client_protocol import MAX_HELLO_FRAME, ClientProtocol, decode_error
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.frames import HEADER, FrameDecoder, FrameKind, encode_frame
+from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 
 class Count:

@@ -7,16 +7,16 @@ from typing import Any
 
 import pytest
 
-from transports.wire import methods
-from transports.wire.calls import CallKind, CallState, CallTable
-from transports.wire.client_protocol import (
+from dualio_transports.wire import methods
+from dualio_transports.wire.calls import CallKind, CallState, CallTable
+from dualio_transports.wire.client_protocol import (
     ClientProtocol,
     State,
     connection_error,
     decode_error,
     encode_error,
 )
-from transports.wire.errors import (
+from dualio_transports.wire.errors import (
     AuthenticationError,
     ClosedError,
     ConnectError,
@@ -25,8 +25,8 @@ from transports.wire.errors import (
     ProtocolError,
     RemoteError,
 )
-from transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
-from transports.wire.server_protocol import Cancel, Request, ServerProtocol
+from dualio_transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
+from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 Table = CallTable[None]
 Call = CallState[None]

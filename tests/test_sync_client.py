@@ -12,9 +12,9 @@ import pytest
 import trustme
 
 from dualio_sync import Client
+from dualio_transports.wire.blob import blob_bytes
+from dualio_transports.wire.methods import word_at
 from tests.conftest import ServerProcess, start_server
-from transports.wire.blob import blob_bytes
-from transports.wire.methods import word_at
 
 
 @pytest.fixture

@@ -62,7 +62,7 @@ def test_an_answer_wakes_the_thread_that_waits_for_it_not_every_waiter(
     wait (waking every waiter on every answer costs one per waiting thread: over 4 per
     call here)."""
     from dualio_sync import Client
-    from transports.blocking.connection import BlockingConnection
+    from dualio_transports.blocking.connection import BlockingConnection
 
     wakes = 0
     sleep = BlockingConnection._sleep
@@ -96,8 +96,8 @@ def test_an_interrupt_as_a_lone_caller_takes_the_reader_role_gives_it_back(
     answer (it would otherwise wait for a reader that will never come, until its
     timeout)."""
     from dualio_sync import Client
-    from transports.blocking.connection import BlockingConnection
-    from transports.wire.calls import CallTable
+    from dualio_transports.blocking.connection import BlockingConnection
+    from dualio_transports.wire.calls import CallTable
 
     owner_name, name = where.split(".")
     owner = {"CallTable": CallTable, "BlockingConnection": BlockingConnection}[owner_name]

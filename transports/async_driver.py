@@ -1,4 +1,4 @@
-"""Async only: running a call's procedure (:mod:`transports.wire.procedure`) from a coroutine.
+"""Async only: running a call's procedure (:mod:`dualio_transports.wire.procedure`) from a coroutine.
 
 Each async transport gives ``perform``, a coroutine that performs one effect with its
 own primitives; these loops resume the procedure with what came of it (nothing, or
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
-from transports.wire import procedure
-from transports.wire.procedure import Effect
+from dualio_transports.wire import procedure
+from dualio_transports.wire.procedure import Effect
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Generator
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from transports.wire import methods
-from transports.wire.errors import DualioError
+from dualio_transports.wire import methods
+from dualio_transports.wire.errors import DualioError
 
 if TYPE_CHECKING:
-    from transports.running_loop import LoopHandle
+    from dualio_transports.running_loop import LoopHandle
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from transports.wire.errors import UsageError
+from dualio_transports.wire.errors import UsageError
 
 Backend = Literal["asyncio", "trio"]
 

@@ -50,7 +50,7 @@ FILES: dict[str, tuple[str, str, Substitutions]] = {
     ),
     "transports/async_driver.py": (
         "transports/blocking/driver.py",
-        '"""Running a call\'s procedure (:mod:`transports.wire.procedure`) from a thread.\n\n'
+        '"""Running a call\'s procedure (:mod:`dualio_transports.wire.procedure`) from a thread.\n\n'
         "GENERATED from transports/async_driver.py by dualio/devtools/unasync.py: do not edit.\n"
         'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
         DRIVER,

@@ -89,7 +89,7 @@ def _blocking_client_class() -> tuple[Any, Callable[..., Any]]:
     from synchronicity import Synchronizer
 
     from dualio.service_methods import AsyncServiceMethods
-    from transports.policy.url import FromUrl
+    from dualio_transports.policy.url import FromUrl
 
     synchronizer = Synchronizer()
     for base in (FromUrl, AsyncServiceMethods):  # synchronicity wraps each base under a name

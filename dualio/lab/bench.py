@@ -51,7 +51,7 @@ from dualio.lab.scenarios import (
 from dualio.lab.server_process import ServerProcess, ServerProcessError
 from dualio.server.limits import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout
-from transports.wire.methods import ServerStats
+from dualio_transports.wire.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,

@@ -76,6 +76,7 @@ STYLES: dict[str, Style] = {
     "emulated-callback": Style("#bcbd22", "v", EMULATED),
     "native-asyncio": Style("#2ca02c", "p", NATIVE),
     "native-uvloop": Style("#0b5d1e", "h", NATIVE),
+    "native-asyncio-eager": Style("#98df8a", "$e$", NATIVE),
     "native-anyio": Style("#9467bd", "<", NATIVE),
     "native-trio": Style("#e377c2", ">", NATIVE),
     "asyncio.to_thread": Style("#000000", "s", PEER, fill="none"),

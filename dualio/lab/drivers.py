@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from dualio.lab.machine_limits import explain, is_limit
-from transports.running_loop import LoopHandle
+from dualio_transports.running_loop import LoopHandle
 
 
 @dataclass(frozen=True)

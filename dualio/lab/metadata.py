@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from transports.version import VERSION
+from dualio_transports.version import VERSION
 
 # Bumped whenever results.json changes shape; `dualio bench compare` reads only its own.
 SCHEMA_VERSION = 2

@@ -13,6 +13,7 @@ import importlib.util
 import math
 import socket
 import struct
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -26,8 +27,8 @@ from dualio.lab import anchors, asyncio_peer
 from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
 from dualio.lab.operations import Blob, Echo, Operation, payload
 from dualio_sync import Client
-from transports.emulation.adapter import default_workers
-from transports.wire.blob import blob_bytes
+from dualio_transports.emulation.adapter import default_workers
+from dualio_transports.wire.blob import blob_bytes
 
 ANYIO_DEFAULT_TOKENS = 40
 
@@ -73,14 +74,18 @@ class Mode:
     name: str
     family: str  # sync, shared, threads, emulated, native, to_thread, asyncio-peer, trio-peer, raw-socket
     description: str
-    backend: str = "asyncio"  # asyncio, uvloop, trio; "" for thread-based modes
+    backend: str = "asyncio"  # asyncio, asyncio-eager, uvloop, trio; "" for thread-based modes
     workers: int | None = None  # W, for modes bounded by a pool
     client_options: dict[str, Any] = field(default_factory=dict)
     needs: str = ""  # an optional module this mode needs
     through: str = ""  # an anchor (dualio.lab.anchors) the native AsyncClient is called through
+    python: tuple[int, int] = (3, 11)  # the oldest Python that has what the mode needs
 
     def missing(self) -> str:
         """Why this mode cannot run here, or ""."""
+        if sys.version_info < self.python:
+            major, minor = self.python
+            return f"needs Python {major}.{minor} or newer"
         if self.needs and importlib.util.find_spec(self.needs) is None:
             return f"{self.needs} is not installed (pip install 'dualio[{self.needs}]')"
         return ""
@@ -107,9 +112,20 @@ def _open(mode: Mode, host: str, port: int, timeout: float) -> Client:
     return open_client(host, port, timeout, mode.client_options)
 
 
+def _eager_loop() -> asyncio.AbstractEventLoop:
+    """An asyncio loop whose tasks start running at once, in the call that creates them
+    (``asyncio.eager_task_factory``, Python 3.12): a task that finishes without waiting
+    is never scheduled."""
+    loop = asyncio.new_event_loop()
+    loop.set_task_factory(asyncio.eager_task_factory)  # type: ignore[attr-defined,unused-ignore]
+    return loop
+
+
 def _anyio_run(mode: Mode, fn: Callable[[], Awaitable[Outcome]]) -> Outcome:
     if mode.backend == "uvloop":
         return anyio.run(fn, backend="asyncio", backend_options={"use_uvloop": True})
+    if mode.backend == "asyncio-eager":
+        return anyio.run(fn, backend="asyncio", backend_options={"loop_factory": _eager_loop})
     return anyio.run(fn, backend=mode.backend)
 
 
@@ -381,6 +397,8 @@ def all_modes(workers: int | None = None) -> list[Mode]:
         Mode("native-asyncio", "native", "asyncio.Protocol fast path on asyncio"),
         Mode("native-uvloop", "native", "asyncio.Protocol fast path on uvloop", backend="uvloop",
              needs="uvloop"),
+        Mode("native-asyncio-eager", "native", "asyncio.Protocol fast path, asyncio's eager task factory",
+             backend="asyncio-eager", python=(3, 12)),
         Mode("native-anyio", "native", "anyio transport on asyncio",
              client_options={"transport": "anyio"}),
         Mode("native-trio", "native", "anyio transport on trio", backend="trio", needs="trio"),

@@ -9,7 +9,7 @@ from typing import Any
 
 from dualio.lab import summary
 from dualio.lab.drivers import Outcome, Workload
-from transports.wire.methods import ServerStats
+from dualio_transports.wire.methods import ServerStats
 
 # The numeric fields measured once per round; a cell holds their median over its rounds.
 METRICS = (

@@ -47,9 +47,9 @@ from dualio.server.limits import (
     refuse_socket,
 )
 from dualio.server.service import Counters, Reply, UnknownMethod, WordStream, plan
-from transports.wire import methods
-from transports.wire.errors import ErrorCode
-from transports.wire.server_protocol import Cancel, Request, ServerProtocol
+from dualio_transports.wire import methods
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 __all__ = ["AsyncServer", "ServerConfig"]
 

@@ -14,8 +14,8 @@ except ImportError:  # not on Windows: the open-files limit is then left as it i
 
 from dualio.server.config import ServerConfig
 from dualio.server.service import Counters
-from transports.wire.errors import ErrorCode
-from transports.wire.server_protocol import ServerProtocol
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.server_protocol import ServerProtocol
 
 log = logging.getLogger("dualio.server")
 

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from transports.wire import methods
-from transports.wire.blob import blob_bytes
-from transports.wire.frames import max_payload_size
+from dualio_transports.wire import methods
+from dualio_transports.wire.blob import blob_bytes
+from dualio_transports.wire.frames import max_payload_size
 
 
 class UnknownMethod(LookupError):

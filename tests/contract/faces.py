@@ -20,7 +20,7 @@ import anyio.to_thread
 
 from dualio import AsyncClient, ServerStats
 from dualio_sync import Client
-from transports.policy.timeouts import UNSET, Unset
+from dualio_transports.policy.timeouts import UNSET, Unset
 
 T = TypeVar("T")
 Timeout = float | Unset | None

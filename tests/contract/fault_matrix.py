@@ -19,10 +19,10 @@ import anyio
 import pytest
 
 from dualio import DualioError, RetryPolicy
+from dualio_transports.wire.methods import word_at
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.fault_proxy import FaultProxy, Toxic
-from transports.wire.methods import word_at
 
 CALL_TIMEOUT = 0.4  # each call made while a toxic is in force
 LATE = 0.5  # how far past its timeout a call may end

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 
 import anyio.to_thread
 
+from dualio_transports.wire.frames import FrameKind
 from tests.scripted_peer import ScriptedPeer
-from transports.wire.frames import FrameKind
 
 PROMPT = 1.0  # "promptly": a failure reaches the caller within this many seconds
 TIMER_SLACK = 0.01  # a timeout may fire this much early (clock granularity)

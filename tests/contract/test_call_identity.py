@@ -11,11 +11,11 @@ import anyio
 import pytest
 
 from dualio import CallFinished, ClosedError, ConnectionLost, DualioError, DualioTimeout, RemoteError
+from dualio_transports.wire.frames import FrameKind
 from tests.conftest import ServerProcess
 from tests.contract.faces import Transport
 from tests.contract.helpers import timed
 from tests.scripted_peer import ScriptedPeer, expect, hang_up
-from transports.wire.frames import FrameKind
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
 

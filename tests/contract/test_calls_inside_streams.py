@@ -11,8 +11,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
+from dualio_transports.wire.methods import word_at
 from tests.contract.faces import Face
-from transports.wire.methods import word_at
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 

@@ -15,14 +15,14 @@ import anyio
 import pytest
 
 from dualio import ErrorCode, RetryPolicy
+from dualio_transports.wire.frames import FrameKind
+from dualio_transports.wire.methods import word_at
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.fault_matrix import BIG
 from tests.contract.helpers import TIMER_SLACK, frame_arrives, peer_finishes
 from tests.fault_proxy import FaultProxy, Toxic
 from tests.scripted_peer import ScriptedPeer, drain, echo_back, expect, reply, reply_error, stream_items
-from transports.wire.frames import FrameKind
-from transports.wire.methods import word_at
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
 

@@ -14,11 +14,11 @@ import anyio.to_thread
 import pytest
 
 from dualio import ClosedError, ConnectError, ConnectTimeout, DualioError
+from dualio_transports.wire.frames import FrameKind, encode_frame
 from tests.conftest import start_server
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, peer_finishes, timed
 from tests.scripted_peer import ScriptedPeer, Step, drain, expect, hang_up, reset, send_raw, stall
-from transports.wire.frames import FrameKind, encode_frame
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
 

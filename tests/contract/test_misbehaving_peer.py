@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from dualio import ClosedError, FrameTooLarge, ProtocolError
+from dualio_transports.wire.frames import FrameKind
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, peer_finishes, timed
 from tests.scripted_peer import (
@@ -26,7 +27,6 @@ from tests.scripted_peer import (
     send_raw,
     welcome,
 )
-from transports.wire.frames import FrameKind
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
 

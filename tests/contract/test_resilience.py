@@ -51,12 +51,12 @@ from dualio import (
     StreamInterrupted,
 )
 from dualio_sync import Client
+from dualio_transports.wire.frames import FrameKind
+from dualio_transports.wire.methods import F64, word_at
 from tests.conftest import _STARTED, ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, TIMER_SLACK, peer_finishes, timed
 from tests.scripted_peer import ScriptedPeer, ScriptError, drain, expect, stall, welcome
-from transports.wire.frames import FrameKind
-from transports.wire.methods import F64, word_at
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 

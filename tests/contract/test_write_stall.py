@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 import pytest
 
+from dualio_transports.wire import calls
+from dualio_transports.wire.errors import ConnectionLost
 from tests.contract.faces import Transport
 from tests.scripted_peer import ScriptedPeer, stall
-from transports.wire import calls
-from transports.wire.errors import ConnectionLost
 
 LIMIT = 0.5
 

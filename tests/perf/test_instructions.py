@@ -36,7 +36,7 @@ def baseline() -> dict[str, float]:
 
 
 INJECTED = textwrap.dedent("""
-    from transports.blocking.connection import BlockingConnection
+    from dualio_transports.blocking.connection import BlockingConnection
 
     _call = BlockingConnection.call
     _EXTRA = range(20)  # about 2,700 instructions: 3-4 % of a sync call

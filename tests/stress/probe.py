@@ -20,10 +20,10 @@ import threading
 import time
 from types import TracebackType
 
+from dualio_transports.wire import methods
+from dualio_transports.wire.client_protocol import ClientProtocol
+from dualio_transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
 from tests.conftest import ServerProcess
-from transports.wire import methods
-from transports.wire.client_protocol import ClientProtocol
-from transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
 
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 HAVE_PROC = os.path.exists("/proc/self/stat")

@@ -16,6 +16,10 @@ import pytest
 import trustme
 
 from dualio_sync import Client, ConnectError, RemoteError
+from dualio_transports.wire import methods
+from dualio_transports.wire.client_protocol import decode_error
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.frames import Frame, FrameKind
 from tests.conftest import ServerProcess, start_server
 from tests.stress.probe import (
     HAVE_PROC,
@@ -30,10 +34,6 @@ from tests.stress.probe import (
     read_until_eof,
     request,
 )
-from transports.wire import methods
-from transports.wire.client_protocol import decode_error
-from transports.wire.errors import ErrorCode
-from transports.wire.frames import Frame, FrameKind
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(not HAVE_PROC, reason="reads /proc")]
 

@@ -16,6 +16,10 @@ from contextlib import contextmanager
 
 import pytest
 
+from dualio_transports.wire import methods
+from dualio_transports.wire.client_protocol import decode_error
+from dualio_transports.wire.errors import ErrorCode
+from dualio_transports.wire.frames import HEADER, FrameKind, encode_frame
 from tests.conftest import ServerProcess, start_server
 from tests.stress.probe import (
     HAVE_PROC,
@@ -28,10 +32,6 @@ from tests.stress.probe import (
     request,
     stats,
 )
-from transports.wire import methods
-from transports.wire.client_protocol import decode_error
-from transports.wire.errors import ErrorCode
-from transports.wire.frames import HEADER, FrameKind, encode_frame
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(not HAVE_PROC, reason="reads /proc")]
 

@@ -1,9 +1,10 @@
 """Regenerate ``protocol_v1.json``, the wire protocol v1 test vectors, from the real encoders.
 
 Run ``python tests/vectors/generate.py`` from the repository root. Valid frames are
-built with ``transports.wire.frames.encode_frame`` and the encoders in ``transports.wire.methods``
-and ``transports.wire.client_protocol``; connection-level answers are taken from a
-``ServerProtocol`` fed real bytes. ``invalid`` lists byte strings a decoder must reject.
+built with ``dualio_transports.wire.frames.encode_frame`` and the encoders in
+``dualio_transports.wire.methods`` and ``dualio_transports.wire.client_protocol``;
+connection-level answers are taken from a ``ServerProtocol`` fed real bytes. ``invalid``
+lists byte strings a decoder must reject.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from transports.wire import methods  # noqa: E402
-from transports.wire.blob import blob_bytes  # noqa: E402
-from transports.wire.client_protocol import ClientProtocol, encode_error  # noqa: E402
-from transports.wire.errors import ErrorCode  # noqa: E402
-from transports.wire.frames import (  # noqa: E402
+from dualio_transports.wire import methods  # noqa: E402
+from dualio_transports.wire.blob import blob_bytes  # noqa: E402
+from dualio_transports.wire.client_protocol import ClientProtocol, encode_error  # noqa: E402
+from dualio_transports.wire.errors import ErrorCode  # noqa: E402
+from dualio_transports.wire.frames import (  # noqa: E402
     DEFAULT_MAX_FRAME_SIZE,
     HEADER_SIZE,
     PROTOCOL_VERSION,
@@ -30,7 +31,7 @@ from transports.wire.frames import (  # noqa: E402
     FrameKind,
     encode_frame,
 )
-from transports.wire.server_protocol import ServerProtocol  # noqa: E402
+from dualio_transports.wire.server_protocol import ServerProtocol  # noqa: E402
 
 OUT = Path(__file__).with_name("protocol_v1.json")
 

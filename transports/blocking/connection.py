@@ -6,13 +6,13 @@ passes the role on (leader/follower). So a program with one thread per
 connection runs exactly one thread per connection.
 
 The emulation extends it with callback-style calls and a reader thread of their own
-(:mod:`transports.emulation.reader_thread_connection`), and abandons calls from
+(:mod:`dualio_transports.emulation.reader_thread_connection`), and abandons calls from
 its event loop through a :class:`Handle`.
 
 The socket is non-blocking and every wait is a ``poll`` with the caller's own
 deadline, so no call outlives its timeout. What a frame means is the call
-table's (:mod:`transports.wire.calls`), what a call does is the procedure's
-(:mod:`transports.wire.procedure`); this module waits and moves bytes.
+table's (:mod:`dualio_transports.wire.calls`), what a call does is the procedure's
+(:mod:`dualio_transports.wire.procedure`); this module waits and moves bytes.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from collections.abc import Callable, Generator
 from threading import get_ident
 from typing import Any, Protocol, Self, TypeVar
 
-from transports.blocking import driver
-from transports.blocking.dialing import Connecting, open_socket
-from transports.pending_input import PendingInput
-from transports.policy.connect_options import ConnectOptions
-from transports.wire import calls, methods, procedure
-from transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline, remaining
-from transports.wire.errors import DualioError
-from transports.wire.frame_write import FrameWrite
+from dualio_transports.blocking import driver
+from dualio_transports.blocking.dialing import Connecting, open_socket
+from dualio_transports.pending_input import PendingInput
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline, remaining
+from dualio_transports.wire.errors import DualioError
+from dualio_transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -109,7 +109,7 @@ class _Sleeper:
 
 class Handle(Protocol):
     """Lets another thread abandon a call once its request left (the emulation's
-    :class:`transports.emulation.call_handle.CallHandle`)."""
+    :class:`dualio_transports.emulation.call_handle.CallHandle`)."""
 
     @property
     def cancelled(self) -> bool: ...

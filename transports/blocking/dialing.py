@@ -7,9 +7,9 @@ import socket
 import threading
 from collections.abc import Callable
 
-from transports.policy.connect_options import ConnectOptions
-from transports.wire.calls import remaining
-from transports.wire.errors import ClosedError
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.wire.calls import remaining
+from dualio_transports.wire.errors import ClosedError
 
 
 class Connecting:

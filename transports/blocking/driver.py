@@ -1,4 +1,4 @@
-"""Running a call's procedure (:mod:`transports.wire.procedure`) from a thread.
+"""Running a call's procedure (:mod:`dualio_transports.wire.procedure`) from a thread.
 
 GENERATED from transports/async_driver.py by dualio/devtools/unasync.py: do not edit.
 Edit the source, then run ``python -m dualio.devtools.unasync``.
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar
 
-from transports.wire import procedure
-from transports.wire.procedure import Effect
+from dualio_transports.wire import procedure
+from dualio_transports.wire.procedure import Effect
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -24,9 +24,9 @@ import anyio
 from anyio.lowlevel import RunVar
 from typing_extensions import ParamSpec, TypeVar
 
-from transports.emulation.callbacks import AwaitableCallback
-from transports.running_loop import LoopHandle
-from transports.wire.errors import UsageError
+from dualio_transports.emulation.callbacks import AwaitableCallback
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire.errors import UsageError
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -5,18 +5,18 @@ The emulation runs each blocking call on a worker and hands the call's
 calls :meth:`CallHandle.cancel` and the worker returns promptly with
 CallCancelled instead of holding its thread until the answer or the timeout
 (its connection's reader looks up every 50 ms:
-:class:`transports.emulation.reader_thread_connection.ReaderThreadConnection`).
+:class:`dualio_transports.emulation.reader_thread_connection.ReaderThreadConnection`).
 """
 
 from __future__ import annotations
 
 import threading
 
-from transports.blocking.connection import BlockingConnection, LiveCall
+from dualio_transports.blocking.connection import BlockingConnection, LiveCall
 
 
 class CallHandle:
-    """Meets :class:`transports.blocking.connection.Handle`."""
+    """Meets :class:`dualio_transports.blocking.connection.Handle`."""
 
     __slots__ = ("_call", "_cancelled", "_conn", "_lock")
 

@@ -20,8 +20,8 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
-from transports.running_loop import LoopHandle
-from transports.wire.errors import DualioTimeout
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire.errors import DualioTimeout
 
 T = TypeVar("T")
 

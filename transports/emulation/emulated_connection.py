@@ -30,15 +30,15 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 
-from transports import async_driver
-from transports.emulation.adapter import run_blocking, shut_down
-from transports.emulation.call_handle import CallHandle
-from transports.emulation.callbacks import AwaitableCallback
-from transports.emulation.reader_thread_connection import ReaderThreadConnection
-from transports.policy.connect_options import ConnectOptions
-from transports.running_loop import LoopHandle
-from transports.wire import calls, methods, procedure
-from transports.wire.errors import CallCancelled, DualioError, DualioTimeout
+from dualio_transports import async_driver
+from dualio_transports.emulation.adapter import run_blocking, shut_down
+from dualio_transports.emulation.call_handle import CallHandle
+from dualio_transports.emulation.callbacks import AwaitableCallback
+from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -8,7 +8,7 @@ which takes the reader role whenever nobody else holds it, and which ``close()``
 joins. Callbacks run on whichever thread holds the reader role, in frame order.
 
 A reader here looks up every 50 ms (``PROMPT_CANCEL_SLICE``), so a call abandoned
-from the loop (:class:`transports.emulation.call_handle.CallHandle`) frees its
+from the loop (:class:`dualio_transports.emulation.call_handle.CallHandle`) frees its
 worker promptly even if the server never answers it; the blocking face never
 pays for those wake-ups.
 """
@@ -23,11 +23,11 @@ from collections.abc import Callable
 from threading import get_ident
 from typing import Any
 
-from transports.blocking.connection import BlockingConnection, Handle, LiveCall
-from transports.policy.connect_options import ConnectOptions
-from transports.wire import calls, methods, procedure
-from transports.wire.calls import CallKind, deadline
-from transports.wire.errors import DualioError
+from dualio_transports.blocking.connection import BlockingConnection, Handle, LiveCall
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire.calls import CallKind, deadline
+from dualio_transports.wire.errors import DualioError
 
 Callback = Callable[..., None]
 """Called once as ``callback(result=value)`` or ``callback(error=exception)``."""

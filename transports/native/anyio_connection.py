@@ -27,14 +27,14 @@ from typing import Protocol, Self, TypeVar
 import anyio
 from anyio.abc import ByteStream, SocketAttribute
 
-from transports import async_driver
-from transports.pending_input import PendingInput
-from transports.policy.connect_options import ConnectOptions
-from transports.running_loop import LoopHandle
-from transports.wire import calls, methods, procedure
-from transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline
-from transports.wire.errors import DualioError
-from transports.wire.frame_write import FrameWrite
+from dualio_transports import async_driver
+from dualio_transports.pending_input import PendingInput
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline
+from dualio_transports.wire.errors import DualioError
+from dualio_transports.wire.frame_write import FrameWrite
 
 T = TypeVar("T")
 R = TypeVar("R")

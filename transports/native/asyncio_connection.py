@@ -1,6 +1,6 @@
 """The native transport's asyncio fast path: an ``asyncio.Protocol`` with futures.
 
-Same interface and the same guarantees as :mod:`transports.native.anyio_connection` (which runs
+Same interface and the same guarantees as :mod:`dualio_transports.native.anyio_connection` (which runs
 on trio and on asyncio through anyio); on asyncio and uvloop this one is used
 because anyio's cancel scopes and events cost more per call than the call itself
 on loopback (docs/results.md has the numbers). Each call is one future and one entry
@@ -29,13 +29,13 @@ from functools import partial
 from operator import methodcaller
 from typing import Any, TypeVar, cast
 
-from transports import async_driver
-from transports.policy.connect_options import ConnectOptions
-from transports.running_loop import LoopHandle
-from transports.wire import calls, methods, procedure
-from transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
-from transports.wire.deadlines import Deadlines
-from transports.wire.errors import DualioError, DualioTimeout
+from dualio_transports import async_driver
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire.deadlines import Deadlines
+from dualio_transports.wire.errors import DualioError, DualioTimeout
 
 T = TypeVar("T")
 _CLOSE_GRACE = 1.0

@@ -6,10 +6,10 @@ import dataclasses
 import ssl
 from dataclasses import dataclass
 
-from transports.policy.timeouts import check_timeout
-from transports.wire.calls import timeout_left
-from transports.wire.client_protocol import MAX_TOKEN_BYTES
-from transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
+from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.wire.calls import timeout_left
+from dualio_transports.wire.client_protocol import MAX_TOKEN_BYTES
+from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,9 @@
 
 - ``on_state(state, cause)``: the connection's state changed (:class:`ConnectionState`);
   ``cause`` is the error that ended the previous connection, if any.
-- ``on_request(CallStarted)`` before each call is sent, ``on_response(CallFinished)``
-  after its answer or its error: method, bytes each way, duration, attempts, request id.
+- ``on_request(CallStarted)`` before each try of a call is sent, ``on_response(CallFinished)``
+  after its answer or its error: method, bytes each way, duration, attempts, request id,
+  and the call's number, which pairs them (calls of one client overlap, on threads or tasks).
 
 A callback that raises is logged (``dualio.client``) and never breaks the call.
 The logger ``dualio.client`` also says, at DEBUG, one line for each connect,
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from transports.wire.errors import DualioError
+from dualio_transports.wire.errors import DualioError
 
 log = logging.getLogger("dualio.client")
 
@@ -35,6 +36,7 @@ class CallStarted:
     method: str
     request_bytes: int
     attempt: int  # 1 for the first try
+    call_number: int = 0  # this client's count of calls, from 1; the same in the call's CallFinished
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class CallFinished:
     attempts: int
     error: DualioError | None
     request_id: int | None = None  # the wire id of the last try; None when it was never sent
+    call_number: int = 0  # as in the call's CallStarted
 
 
 StateCallback = Callable[[ConnectionState, DualioError | None], object]

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from transports.policy.events import ConnectionState, StateCallback, StateReporter
-from transports.policy.retry import RetryPolicy, may_reconnect
-from transports.wire.errors import ClosedError, ConnectError, DualioError
+from dualio_transports.policy.events import ConnectionState, StateCallback, StateReporter
+from dualio_transports.policy.retry import RetryPolicy, may_reconnect
+from dualio_transports.wire.errors import ClosedError, ConnectError, DualioError
 
 
 class Connection(Protocol):

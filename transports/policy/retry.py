@@ -18,8 +18,8 @@ import random
 import time
 from dataclasses import dataclass
 
-from transports.policy.timeouts import check_timeout
-from transports.wire.errors import ConnectionLost, DualioError, RetriesExhausted
+from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.wire.errors import ConnectionLost, DualioError, RetriesExhausted
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Final
 
-from transports.wire.errors import short
+from dualio_transports.wire.errors import short
 
 
 class Unset(Enum):

@@ -33,14 +33,14 @@ import weakref
 from collections.abc import AsyncGenerator, Callable, Generator
 from typing import Any, Generic, NoReturn, TypeVar, cast
 
-from transports import forks
-from transports.blocking.dialing import Connecting
-from transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
-from transports.policy.connect_options import ConnectOptions
-from transports.portal import loop_thread
-from transports.portal.loop_thread import Handoff, LoopThread, Waitable
-from transports.wire import calls, methods
-from transports.wire.errors import DualioError, UsageError
+from dualio_transports import forks
+from dualio_transports.blocking.dialing import Connecting
+from dualio_transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.portal import loop_thread
+from dualio_transports.portal.loop_thread import Handoff, LoopThread, Waitable
+from dualio_transports.wire import calls, methods
+from dualio_transports.wire.errors import DualioError, UsageError
 
 T = TypeVar("T")
 

@@ -27,8 +27,8 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Generic, Protocol, TypeVar
 
-from transports import forks
-from transports.wire.errors import DualioError
+from dualio_transports import forks
+from dualio_transports.wire.errors import DualioError
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

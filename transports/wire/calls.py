@@ -35,13 +35,13 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Generic, TypeVar
 
-from transports.wire.client_protocol import (
+from dualio_transports.wire.client_protocol import (
     ClientProtocol,
     State,
     connection_ending,
     decode_error,
 )
-from transports.wire.errors import (
+from dualio_transports.wire.errors import (
     CallCancelled,
     ClosedError,
     ConnectError,
@@ -52,7 +52,7 @@ from transports.wire.errors import (
     ProtocolError,
     UsageError,
 )
-from transports.wire.frames import (
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     MAX_REQUEST_ID,
     Frame,

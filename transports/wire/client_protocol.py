@@ -2,7 +2,7 @@
 
 It says HELLO, checks the WELCOME, learns the server's maximum frame size, builds
 request frames under that maximum and says goodbye. What happens to each *call*
-(ids, routing, cancel, failure) is :mod:`transports.wire.calls`.
+(ids, routing, cancel, failure) is :mod:`dualio_transports.wire.calls`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import struct
 from enum import Enum
 
-from transports.wire import methods
-from transports.wire.errors import (
+from dualio_transports.wire import methods
+from dualio_transports.wire.errors import (
     AuthenticationError,
     ConnectError,
     ConnectionLost,
@@ -22,7 +22,7 @@ from transports.wire.errors import (
     RemoteError,
     VersionMismatch,
 )
-from transports.wire.frames import (
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     MIN_FRAME_LENGTH,

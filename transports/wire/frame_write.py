@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import time
 
-from transports.wire import calls
-from transports.wire.errors import ConnectionLost, DualioError
+from dualio_transports.wire import calls
+from dualio_transports.wire.errors import ConnectionLost, DualioError
 
 
 class FrameWrite:

@@ -11,7 +11,7 @@ import struct
 from enum import IntEnum
 from typing import NamedTuple
 
-from transports.wire.errors import FrameTooLarge, ProtocolError
+from dualio_transports.wire.errors import FrameTooLarge, ProtocolError
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024

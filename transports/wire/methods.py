@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from transports.wire.blob import blob_bytes
-from transports.wire.errors import ProtocolError, short
+from dualio_transports.wire.blob import blob_bytes
+from dualio_transports.wire.errors import ProtocolError, short
 
 T = TypeVar("T")
 

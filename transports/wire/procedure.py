@@ -1,6 +1,6 @@
 """The procedure of a call, once, for every transport (no I/O).
 
-The call table (:mod:`transports.wire.calls`) decides what a frame means; this module
+The call table (:mod:`dualio_transports.wire.calls`) decides what a frame means; this module
 decides what a call *does*, step by step: read what came while the connection was
 idle, start the call, send its request, tell its id, wait for its answer or its next
 item, ask for a keepalive PING, time out, give up (a timeout, a cancel, an
@@ -11,7 +11,7 @@ with ``throw(error)`` when performing it failed:
 
 ``Send(data, until)``
     Write this whole frame by ``until``, by the rules of
-    :class:`transports.wire.frame_write.FrameWrite`; on failure set
+    :class:`dualio_transports.wire.frame_write.FrameWrite`; on failure set
     ``may_have_left`` if the frame may be on the wire (it was handed to another
     writer's batch).
 ``Control(data)``
@@ -50,9 +50,9 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from transports.wire import calls
-from transports.wire.calls import CallKind, CallState, CallTable, Next, W
-from transports.wire.errors import DualioError, DualioTimeout
+from dualio_transports.wire import calls
+from dualio_transports.wire.calls import CallKind, CallState, CallTable, Next, W
+from dualio_transports.wire.errors import DualioError, DualioTimeout
 
 
 @dataclass(slots=True, eq=False)

@@ -23,16 +23,16 @@ import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from transports.wire import methods
-from transports.wire.client_protocol import (
+from dualio_transports.wire import methods
+from dualio_transports.wire.client_protocol import (
     ERROR_CODE,
     HELLO,
     MAX_HELLO_FRAME,
     WELCOME,
     encode_error,
 )
-from transports.wire.errors import ErrorCode, FrameTooLarge, ProtocolError
-from transports.wire.frames import (
+from dualio_transports.wire.errors import ErrorCode, FrameTooLarge, ProtocolError
+from dualio_transports.wire.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     MIN_FRAME_LENGTH,

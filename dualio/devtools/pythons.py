@@ -1,0 +1,208 @@
+"""The suite on every Python the package claims besides the one ``make test`` runs on.
+
+    python -m dualio.devtools.pythons [--versions 3.12,3.13] [--list]
+    python -m dualio.devtools.pythons --lab [--out FOLDER]
+
+For each version it finds an interpreter (pyenv's versions folder, then ``pythonX.Y`` on
+the PATH that really is that version: pyenv's shim refuses to run unless a version is
+selected), keeps a virtualenv of it in ``.venv-X.Y`` with the package and its test extra
+installed (made again when pyproject.toml changes), and runs there the suites the package's
+claim rests on: the contract suite, the unit tests, and the fork tests, in parallel (the
+lab, the docs, the examples, the wheel, perf and stress run on the main Python only).
+
+A version with no interpreter is reported SKIPPED with where it was looked for, and so is
+never a silent pass; a failed install or test run fails the command.
+
+``--lab`` runs the quick lab's goal scenarios instead (``LAB_SCENARIOS``), on this Python
+and on each one found (their virtualenvs get the lab extra too), one after the other, and
+writes one table, the goals side by side with a column saying whether a verdict changed;
+beside them, on 3.12 and newer, native fan-out with asyncio's eager task factory against
+the default one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSIONS = ("3.12", "3.13")
+"""Claimed besides 3.11 (pyproject.toml's classifiers list the three)."""
+MAIN_ONLY = (
+    "tests/perf", "tests/stress", "tests/test_lab.py", "tests/test_lab_charts.py",
+    "tests/test_lab_compare.py", "tests/test_lab_instructions.py", "tests/test_lab_models.py",
+    "tests/test_lab_placement.py", "tests/test_lab_repeats.py", "tests/test_docs.py",
+    "tests/test_examples.py", "tests/test_wheel.py", "tests/test_locust.py", "tests/test_layout.py",
+)
+"""What runs on the main Python alone: the lab and what it measures, the docs and the
+examples (their output is the lab's), the wheel, and the layout (one answer everywhere)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    version: str
+    python: Path | None
+    looked: tuple[str, ...]  # where, when nothing was found
+
+
+def _reports(python: Path, version: str) -> bool:
+    try:
+        out = subprocess.run([str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, timeout=30)
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == version
+
+
+def find(version: str) -> Found:
+    looked: list[str] = []
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates = sorted((pyenv_root / "versions").glob(f"{version}.*/bin/python{version}"), reverse=True)
+    looked.append(f"{pyenv_root}/versions/{version}.*")
+    on_path = shutil.which(f"python{version}")
+    looked.append(f"python{version} on the PATH")
+    if on_path is not None:
+        candidates.append(Path(on_path))
+    for python in candidates:
+        if _reports(python, version):
+            return Found(version, python, ())
+    return Found(version, None, tuple(looked))
+
+
+def _venv(found: Found, extras: str = "test") -> Path:
+    """The version's virtualenv with the package and ``extras`` installed (again when
+    pyproject.toml changed since)."""
+    assert found.python is not None
+    venv = ROOT / f".venv-{found.version}"
+    stamp = venv / f".installed-{extras.replace(',', '-')}"
+    if stamp.exists() and stamp.stat().st_mtime >= (ROOT / "pyproject.toml").stat().st_mtime:
+        return venv
+    if not (venv / "bin" / "python").exists():
+        subprocess.run([str(found.python), "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "-e", f"{ROOT}[{extras}]"], check=True, cwd=ROOT)
+    stamp.touch()
+    return venv
+
+
+def run(found: Found, extra: list[str]) -> int:
+    venv = _venv(found)
+    command = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-n", "4", "--dist", "loadfile",
+               "-m", "not serial", "-p", "no:cacheprovider",
+               *(f"--ignore={path}" for path in MAIN_ONLY), *extra]
+    print(f"== Python {found.version} ({found.python}): {' '.join(command[1:])}", flush=True)
+    return subprocess.run(command, cwd=ROOT).returncode
+
+
+LAB_SCENARIOS = "fanout,throughput,overhead,setup,server,blob"
+"""The quick lab's scenarios that its goals are judged on."""
+EAGER = ("fanout", "N=10000", "native-asyncio-eager", "native-asyncio")
+
+
+def _lab_run(python: Path, out: Path) -> dict[str, Any]:
+    out.mkdir(parents=True, exist_ok=True)
+    command = [str(python), "-m", "dualio", "bench", "--quick", "--scenario", LAB_SCENARIOS,
+               "--out", str(out)]
+    print(f"== {' '.join(command)}", flush=True)
+    subprocess.run(command, cwd=ROOT, check=True)
+    (results,) = out.glob("bench-*/results.json")
+    data: dict[str, Any] = json.loads(results.read_text())
+    return data
+
+
+def _verdict(goal: dict[str, Any]) -> str:
+    if goal["median"] is None:
+        return str(goal["verdict"])
+    return f"{goal['verdict']} {goal['median']:.3g} [{goal['low']:.3g}, {goal['high']:.3g}]"
+
+
+def _eager(cells: list[dict[str, Any]]) -> str:
+    scenario, case, mode, default = EAGER
+    walls = {c["mode"]: c["wall_s"] for c in cells
+             if c["scenario"] == scenario and c["case"].startswith(case) and not c["skipped"] and c["wall_s"]}
+    if mode not in walls or default not in walls:
+        return "not measured (Python 3.12 and newer)"
+    return f"{walls[mode] / walls[default]:.3g}×"
+
+
+def lab_table(runs: dict[str, dict[str, Any]]) -> str:
+    """The goals of each run side by side, and whether any verdict differs between them."""
+    versions = list(runs)
+    goals = [goal["name"] for goal in runs[versions[0]]["goals"]]
+    lines = ["| goal | target | " + " | ".join(f"Python {v}" for v in versions) + " | verdict changes |",
+             "|---|---|" + "---|" * len(versions) + "---|"]
+    for name in goals:
+        row = {v: next(g for g in runs[v]["goals"] if g["name"] == name) for v in versions}
+        first = row[versions[0]]
+        target = f"{'≥' if first['direction'] == 'at least' else '≤'} {first['target']:g}{first['unit']}"
+        verdicts = {row[v]["verdict"] for v in versions if row[v]["verdict"] != "not measured"}
+        lines.append(f"| {name} | {target} | " + " | ".join(_verdict(row[v]) for v in versions)
+                     + f" | {'yes' if len(verdicts) > 1 else 'no'} |")
+    lines.append("| native fan-out N=10000, eager task factory / default (wall) | — | "
+                 + " | ".join(_eager(runs[v]["cells"]) for v in versions) + " | — |")
+    commits = {runs[v]["meta"]["git_commit"] for v in versions}
+    lines.append("")
+    lines.append(f"Commit {', '.join(sorted(c or '?' for c in commits))}; each column one quick run "
+                 f"(`dualio bench --quick --scenario {LAB_SCENARIOS}`), one after the other.")
+    return "\n".join(lines)
+
+
+def lab(found: list[Found], out: Path) -> int:
+    major, minor = sys.version_info[:2]
+    pythons: dict[str, Path] = {f"{major}.{minor}": Path(sys.executable)}
+    for each in found:
+        if each.python is None:
+            print(f"SKIPPED Python {each.version}: no interpreter (looked in {', '.join(each.looked)})")
+        else:
+            pythons[each.version] = _venv(each, "test,lab") / "bin" / "python"
+    runs = {version: _lab_run(python, out / version) for version, python in pythons.items()}
+    table = lab_table(runs)
+    (out / "pythons.md").write_text(table + "\n")
+    print(table)
+    print(f"written to {out / 'pythons.md'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dualio.devtools.pythons",
+                                     description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--versions", default=",".join(VERSIONS), help="comma-separated, e.g. 3.12,3.13")
+    parser.add_argument("--list", action="store_true", help="say which interpreters are found, run nothing")
+    parser.add_argument("--lab", action="store_true",
+                        help="the quick lab's goals on each Python, side by side")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="--lab's folder (default results/pythons-TIME)")
+    parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (after --)")
+    args = parser.parse_args(argv)
+    found = [find(v) for v in args.versions.split(",") if v]
+    if args.lab:
+        return lab(found, args.out or ROOT / "results" / time.strftime("pythons-%Y%m%d-%H%M%S"))
+    failed: list[str] = []
+    summary: list[str] = []
+    for each in found:
+        if each.python is None:
+            summary.append(f"SKIPPED Python {each.version}: no interpreter "
+                           f"(looked in {', '.join(each.looked)})")
+            continue
+        if args.list:
+            summary.append(f"found   Python {each.version}: {each.python}")
+            continue
+        code = run(each, args.pytest_args)
+        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {each.version}: pytest exited {code}")
+        if code != 0:
+            failed.append(each.version)
+    print("\n".join(summary), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
