@@ -4,7 +4,8 @@ Each user has its own blocking :class:`~dualio_sync.Client`, made from Locust's 
 (``dualio://host:port``, ``dualios://...`` or ``host[:port]``). Every call it makes is
 reported to Locust's ``request`` event through the client's ``on_response`` hook: type
 and name the method (``"echo"``), its time from the first try to the answer or the final
-error, the answer's size, the error. Needs Locust: ``pip install 'dualio[locust]'``.
+error, the answer's size, the error. A call stopped by the test's end (Locust kills its
+users' greenlets) is not a request that failed and is not reported. Needs Locust: ``pip install 'dualio[locust]'``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ except ImportError as exc:
         "dualio.locust needs Locust, which is not installed: pip install 'dualio[locust]'"
     ) from exc
 
-from dualio_sync import CallFinished, Client, RetryPolicy
+from dualio_sync import CallCancelled, CallFinished, Client, RetryPolicy
 from dualio_transports.policy.url import parse_url
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -90,6 +91,8 @@ class DualioUser(locust.User):
         self.client.close()
 
     def _report(self, done: CallFinished) -> None:
+        if isinstance(done.error, CallCancelled):
+            return  # stopped, not failed: the user's greenlet was killed
         self.environment.events.request.fire(
             request_type=done.method,
             name=getattr(self._call_names, "name", None) or done.method,

@@ -565,8 +565,9 @@ async def test_retries_exhausted_is_one_clear_error(transport: Transport, hooked
     assert 2 <= error.attempts <= 7, error.attempts  # waits of 0.05..0.1 s fit 0.3 s at most 6 times
     assert took < 0.3 + PROMPT / 2
     if hooked:
-        assert seen.started == [CallStarted("echo", 8 + 6, attempt) for attempt in (1, 2, 3, 4)]
+        assert seen.started == [CallStarted("echo", 8 + 6, attempt, 1) for attempt in (1, 2, 3, 4)]
         [done] = seen.finished
+        assert done.call_number == 1  # the client's first call: every try and its end say so
         assert (done.method, done.request_bytes, done.response_bytes, done.attempts) == ("echo", 14, 0, 4)
         assert isinstance(done.error, RetriesExhausted) and done.error.attempts == 4
         # a failed first connect, then tries again: each later one is a reconnect
