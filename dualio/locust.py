@@ -5,7 +5,8 @@ Each user has its own blocking :class:`~dualio_sync.Client`, made from Locust's 
 reported to Locust's ``request`` event through the client's ``on_response`` hook: type
 and name the method (``"echo"``), its time from the first try to the answer or the final
 error, the answer's size, the error. A call stopped by the test's end (Locust kills its
-users' greenlets) is not a request that failed and is not reported. Needs Locust: ``pip install 'dualio[locust]'``.
+users' greenlets) is not a request that failed and is not reported. Needs Locust:
+``pip install 'dualio[locust]'``.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ consumer, and the time a stalled write may keep a cancelled caller."""
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from typing import Any
 
@@ -28,8 +29,11 @@ def buffered_items(client: AsyncClient) -> int:
     return sum(len(call.items or ()) for call in table.live.values())
 
 
-@pytest.mark.parametrize("anyio_backend", ["asyncio", ("asyncio", {"use_uvloop": True})],
-                         ids=["asyncio", "uvloop"])
+@pytest.mark.parametrize("anyio_backend", [
+    "asyncio",
+    pytest.param(("asyncio", {"use_uvloop": True}), marks=pytest.mark.skipif(
+        importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed")),
+], ids=["asyncio", "uvloop"])
 async def test_a_slow_stream_consumer_pauses_reading_on_the_asyncio_fast_path(server: ServerProcess) -> None:
     bound = STREAM_BACKLOG // ITEM_COST + ONE_READ_OF_ITEMS
     async with AsyncClient(*server.address, timeout=10) as client:

@@ -24,7 +24,13 @@ import pytest
 from dualio_sync import Client, UsageError
 from tests.conftest import ServerProcess, start_server
 
-pytestmark = pytest.mark.timeout(120)
+# These tests fork a process that has threads (the loop thread, readers, pools) on purpose:
+# that dualio survives it is what they check. Python 3.12 and newer warn of it at every fork.
+FORKS_WITH_THREADS = pytest.mark.filterwarnings(
+    r"ignore:This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
+    ":DeprecationWarning"
+)
+pytestmark = [pytest.mark.timeout(120), FORKS_WITH_THREADS]
 
 RUNS = int(os.environ.get("DUALIO_FORK_RUNS", "100"))
 CHILDREN = 4

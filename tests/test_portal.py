@@ -27,9 +27,17 @@ from dualio_transports.portal.connection import PortalConnection
 from dualio_transports.portal.loop_thread import LoopThread
 from dualio_transports.wire import methods
 from tests.conftest import ServerProcess, start_server
-from tests.test_fork import OK, RAISED, ParentCalls, calls_own_answers, fork_child, reap
+from tests.test_fork import (
+    FORKS_WITH_THREADS,
+    OK,
+    RAISED,
+    ParentCalls,
+    calls_own_answers,
+    fork_child,
+    reap,
+)
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), FORKS_WITH_THREADS]
 
 PROMPT = 1.0  # "promptly": within this many seconds
 

@@ -7,8 +7,9 @@ For each version it finds an interpreter (pyenv's versions folder, then ``python
 the PATH that really is that version: pyenv's shim refuses to run unless a version is
 selected), keeps a virtualenv of it in ``.venv-X.Y`` with the package and its test extra
 installed (made again when pyproject.toml changes), and runs there the suites the package's
-claim rests on: the contract suite, the unit tests, and the fork tests, in parallel (the
-lab, the docs, the examples, the wheel, perf and stress run on the main Python only).
+claim rests on (``SUITES``): the contract suite, the fork tests and the unit tests, in
+parallel. ``make test-pythons`` runs it, and CI after ``make test``; it is not part of
+``make test``, which stays within 8 minutes on 2 cores (the two Pythons take about 5 more).
 
 A version with no interpreter is reported SKIPPED with where it was looked for, and so is
 never a silent pass; a failed install or test run fails the command.
@@ -36,14 +37,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = ("3.12", "3.13")
 """Claimed besides 3.11 (pyproject.toml's classifiers list the three)."""
-MAIN_ONLY = (
-    "tests/perf", "tests/stress", "tests/test_lab.py", "tests/test_lab_charts.py",
-    "tests/test_lab_compare.py", "tests/test_lab_instructions.py", "tests/test_lab_models.py",
-    "tests/test_lab_placement.py", "tests/test_lab_repeats.py", "tests/test_docs.py",
-    "tests/test_examples.py", "tests/test_wheel.py", "tests/test_locust.py", "tests/test_layout.py",
+SUITES = (
+    "tests/contract", "tests/test_fork.py",
+    "tests/test_call_table.py", "tests/test_codec.py", "tests/test_deadlines.py",
+    "tests/test_emulation_primitives.py", "tests/test_error_copies.py", "tests/test_frame_write.py",
+    "tests/test_lifecycle.py", "tests/test_procedure.py", "tests/test_retry_policy.py",
+    "tests/test_running_loop.py", "tests/test_state_machines.py", "tests/test_surface.py",
+    "tests/test_telemetry.py",
 )
-"""What runs on the main Python alone: the lab and what it measures, the docs and the
-examples (their output is the lab's), the wheel, and the layout (one answer everywhere)."""
+"""The contract suite (every transport, the fault matrix included), the fork tests and the
+unit tests: what the package's claim to a Python rests on. The main Python runs the rest
+too (the server's own tests, the lab, the docs, the examples, the wheel, perf, stress)."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,7 @@ def _venv(found: Found, extras: str = "test") -> Path:
 def run(found: Found, extra: list[str]) -> int:
     venv = _venv(found)
     command = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-n", "4", "--dist", "loadfile",
-               "-m", "not serial", "-p", "no:cacheprovider",
-               *(f"--ignore={path}" for path in MAIN_ONLY), *extra]
+               "-m", "not serial", "-p", "no:cacheprovider", *SUITES, *extra]
     print(f"== Python {found.version} ({found.python}): {' '.join(command[1:])}", flush=True)
     return subprocess.run(command, cwd=ROOT).returncode
 
