@@ -28,7 +28,7 @@ bench-full: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/dualio demo
 
-test: $(STAMP)
+test: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
@@ -36,7 +36,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -m serial
 
 # the contract, fork and unit tests on Python 3.12 and 3.13 (CI runs it after make test)
-test-pythons: $(STAMP)
+test-pythons: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.pythons
 
 # the instruction gate's baseline for this Python: commit its diff with the change that moved it

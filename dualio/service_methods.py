@@ -52,6 +52,14 @@ def _named(error: DualioError, method: str, sent: list[int]) -> DualioError:
     return error.for_call(method, sent[-1] if sent else None)
 
 
+def _stopped(method: str, exc: BaseException) -> DualioError:
+    """What the hooks hear of a call ended by ``exc``, which is not a DualioError: a cancel
+    or an interrupt is CallCancelled; any other exception, a DualioError naming it."""
+    if isinstance(exc, Exception):
+        return DualioError(f"the {method} call raised {type(exc).__name__}: {exc}")
+    return CallCancelled(f"the {method} call was stopped: {type(exc).__name__}")
+
+
 class AsyncServiceMethods:
     """Every service method; the face supplies the live transport, the pause between
     tries, and its settings."""
@@ -144,6 +152,7 @@ class AsyncServiceMethods:
         try and after the last."""
         started = time.perf_counter()
         number = next(self._call_numbers)
+        on_request, on_response = self.on_request, self.on_response  # the hooks it began with
         series = None
         tries = 0 if error is None else 1
         sent: list[int] = []  # the id of the current try's request, once it is written
@@ -157,21 +166,21 @@ class AsyncServiceMethods:
                         wait = series.next_delay(error)
                     except DualioError as exc:
                         final = _named(exc, op.method, sent)
-                        if self.on_response is not None:
+                        if on_response is not None:
                             elapsed = time.perf_counter() - started
                             failed = CallFinished(
                                 op.method, len(op.args), 0, elapsed, tries, final, final.request_id,
                             number,
                             )
-                            notify(self.on_response, failed)
+                            notify(on_response, failed)
                         raise final from exc.__cause__
                     log.debug("retrying %s in %.3fs after %s: %s",
                               op.method, wait, type(error).__name__, error)
                     await self._pause(wait)
                 tries += 1
                 sent.clear()
-                if self.on_request is not None:
-                    notify(self.on_request, CallStarted(op.method, len(op.args), tries, number))
+                if on_request is not None:
+                    notify(on_request, CallStarted(op.method, len(op.args), tries, number))
                 try:
                     transport = self._ready_transport() or await self._reconnect(until)
                     left = timeout_left(until)
@@ -184,19 +193,19 @@ class AsyncServiceMethods:
                     error = exc
         except DualioError:
             raise  # the hooks heard of it
-        except BaseException as exc:  # cancelled, interrupted: the hooks hear of it too
-            if self.on_response is not None:
-                stopped = CallCancelled(f"the {op.method} call was stopped: {type(exc).__name__}")
+        except BaseException as exc:  # cancelled, interrupted, or a fault: the hooks hear of it too
+            if on_response is not None:
+                stopped = _stopped(op.method, exc)
                 elapsed = time.perf_counter() - started
                 rid = sent[-1] if sent else None
-                notify(self.on_response,
+                notify(on_response,
                        CallFinished(op.method, len(op.args), 0, elapsed, tries, stopped, rid, number))
             raise
-        if self.on_response is not None:
+        if on_response is not None:
             elapsed = time.perf_counter() - started
             size = answer_size(result)
             rid = sent[-1] if sent else None
-            notify(self.on_response,
+            notify(on_response,
                    CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid, number))
         return result
 
@@ -208,8 +217,9 @@ class AsyncServiceMethods:
         delivered = received = 0
         final: DualioError | None = None
         number = next(self._call_numbers)
-        if self.on_request is not None:
-            notify(self.on_request, CallStarted(op.method, len(op.args), 1, number))
+        on_request, on_response = self.on_request, self.on_response
+        if on_request is not None:
+            notify(on_request, CallStarted(op.method, len(op.args), 1, number))
         try:
             try:
                 transport = self._ready_transport() or await self._reconnect(deadline(timeout))
@@ -220,7 +230,7 @@ class AsyncServiceMethods:
             try:
                 async for item in items:
                     delivered += 1
-                    if self.on_response is not None:  # only the hook reads the sizes
+                    if on_response is not None:  # only the hook reads the sizes
                         received += answer_size(item)
                     yield item
             except ConnectionLost as exc:
@@ -234,9 +244,15 @@ class AsyncServiceMethods:
                 raise final from exc.__cause__
             finally:
                 await items.aclose()
+        except GeneratorExit:
+            raise  # the consumer left early: the stream ended, nothing failed
+        except BaseException as exc:
+            if final is None and not isinstance(exc, DualioError):
+                final = _stopped(op.method, exc)
+            raise
         finally:
-            if self.on_response is not None:
+            if on_response is not None:
                 rid = sent[-1] if sent else None
                 ended = CallFinished(op.method, len(op.args), received, time.perf_counter() - started,
                                      1, final, rid, number)
-                notify(self.on_response, ended)
+                notify(on_response, ended)

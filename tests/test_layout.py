@@ -60,6 +60,31 @@ def test_nothing_imports_the_folder_by_its_name() -> None:
     assert stray.strip() == "[]"
 
 
+def test_no_source_names_the_folder_as_a_module() -> None:
+    """The same, read from the sources (a module the probe above cannot import, such as
+    dualio.locust without Locust, is read here): no import of ``transports`` and no
+    dotted ``transports.`` module name in a string (a monkeypatch target, say)."""
+    import ast
+
+    folder = "transports"
+    dotted = folder + "."  # not written as one literal here, which the check would find
+    offenders = []
+    for path in sorted(ROOT.glob("**/*.py")):
+        if any(part.startswith(".") or part in ("build", "results") for part in path.relative_to(ROOT).parts):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names = [node.value] if node.value.startswith(dotted) else []
+            offenders += [f"{path.relative_to(ROOT)}:{node.lineno}: {name}" for name in names
+                          if name == folder or name.startswith(dotted)]
+    assert offenders == []
+
+
 def copy_of_the_faces(tmp_path: Path) -> Path:
     for source, (target, _, _) in unasync.FILES.items():
         for path in (source, target):

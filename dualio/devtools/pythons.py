@@ -61,7 +61,7 @@ def _reports(python: Path, version: str) -> bool:
     try:
         out = subprocess.run([str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                              capture_output=True, text=True, timeout=30)
-    except OSError:
+    except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and out.stdout.strip() == version
 

@@ -147,7 +147,40 @@ async def test_a_cancelled_call_ends_its_span_as_cancelled(client: Face, otel: O
     assert span.attributes is not None and span.attributes["error.type"] == "CallCancelled"
     assert span.status.status_code is StatusCode.ERROR
     assert telemetry.in_flight == 0
+    (point,) = otel.durations()
+    assert point.count == 1  # told once
     assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.async_only
+async def test_a_stream_whose_consumer_is_cancelled_ends_its_span_as_cancelled(
+    client: Face, otel: Otel
+) -> None:
+    telemetry = instrumented(client, otel)
+    with anyio.move_on_after(0.3):
+        await client.words(20, 0.1)
+    (span,) = otel.finished()
+    assert span.name == "dualio/words"
+    assert span.attributes is not None and span.attributes["error.type"] == "CallCancelled"
+    assert telemetry.in_flight == 0
+
+
+async def test_a_call_in_flight_when_uninstrumented_still_ends_its_span(client: Face, otel: Otel) -> None:
+    telemetry = instrumented(client, otel)
+    answers: list[bytes] = []
+
+    async def slow() -> None:
+        answers.append(await client.echo(b"slow", delay=0.3))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(slow)
+        await anyio.sleep(0.1)
+        telemetry.uninstrument()
+    assert answers == [b"slow"]
+    (span,) = otel.finished()
+    assert span.end_time is not None and telemetry.in_flight == 0
+    assert await client.echo(b"after") == b"after"
+    assert len(otel.finished()) == 1  # uninstrumented: no span for the later call
 
 
 class _BrokenTracer(trace.Tracer):

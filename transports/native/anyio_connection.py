@@ -176,6 +176,9 @@ class AnyioConnection(OnCallTable[_Event]):
             send = procedure.Send(data, until)
             try:
                 await self._send_request(send)
+            except GeneratorExit:  # closed, not driven: the table's part only, as the procedure's
+                table.unsent(call, maybe_on_wire=send.may_have_left)
+                raise
             except BaseException:
                 await self._drive(procedure.unsent(table, call, send.may_have_left))
                 raise
@@ -188,6 +191,9 @@ class AnyioConnection(OnCallTable[_Event]):
                 await self._await_news(call, table.wait_until(until), False)
                 if not call.done:
                     await self._drive(procedure.answer(table, call, until))
+        except GeneratorExit:
+            table.give_up(call)
+            raise
         except BaseException:
             await self._drive(procedure.give_up(table, call))
             raise
@@ -284,8 +290,12 @@ class AnyioConnection(OnCallTable[_Event]):
                 raise calls.write_lock_timeout() from None
         self._writing = True
         try:
-            if self._sent >= ticket:
-                return
+            if self._sent >= ticket:  # ours went with the writer before us
+                if self._sent >= self._queued:
+                    return
+                # Frames queued as the lock passed to us, by callers that did not wait for
+                # it (a CANCEL, a PING): nobody else will send them.
+                until = deadline(_CLOSE_GRACE)
             if self._table.failure is not None:
                 self._table.check_usable()
             left = calls.remaining(until)

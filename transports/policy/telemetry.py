@@ -23,8 +23,9 @@ global ones are used, and with no SDK configured those record nothing.
   attributes as the span but the ``dualio.*`` ones.
 
 Nothing is paid while a client is not instrumented (it has no hooks). The hooks the
-client had are kept and called first. Telemetry never fails a call: an exporter, a
-processor or a provider that raises is logged once per instrumentation, then only counted.
+client had are kept and called first. Telemetry never fails a call: a tracer, a meter or
+a span processor that raises is logged once per instrumentation, then only counted (the
+SDK's own processors catch what their exporters raise, and log it themselves).
 """
 
 from __future__ import annotations
