@@ -9,6 +9,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,6 +57,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.parent.name in SERIAL:
             item.add_marker(pytest.mark.serial)
+
+
+SPREAD = "contract"
+"""The folder whose tests are independent one by one: each makes its own clients, and its
+servers are its own, its module's or the session's."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` with this suite's scopes: a file, but for the contract suite,
+    whose tests are spread over the workers one by one. Most of them wait on a timeout or
+    a server, so a file of them on one worker was the run's long pole; every other file
+    stays whole on one worker, its module fixtures (a built wheel, a lab run, the docs'
+    server on its fixed port) made once."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ContractSpread(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if Path(path).parent.name == SPREAD else path
+
+    return ContractSpread(config, log)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -165,6 +165,26 @@ def test_a_server_that_dies_mid_run_is_reported_loudly(tmp_path: Path) -> None:
     assert json.loads((folder / "results.json").read_text())["cells"]  # partial results kept
 
 
+def test_the_lab_takes_a_refused_connection_for_a_gone_server_at_once() -> None:
+    """A refused connection means nothing listens on the port: asking again for the
+    patience (a minute) would only delay the report that the server is gone."""
+    import socket
+    import time
+
+    from dualio.lab.bench import server_stats
+    from dualio_sync import ConnectError
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = Client("127.0.0.1", port, lazy=True)
+    started = time.monotonic()
+    with pytest.raises(ConnectError, match="refused"):
+        server_stats(client, each=2.0, patience=60.0)
+    assert time.monotonic() - started < 30.0
+    client.close()
+
+
 def test_serve_rejects_a_bad_port() -> None:
     run = subprocess.run([sys.executable, "-m", "dualio", "serve", "--port", "70000"],
                          capture_output=True, text=True, timeout=30)

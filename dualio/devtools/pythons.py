@@ -29,10 +29,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = ("3.12", "3.13")
@@ -81,7 +83,7 @@ def find(version: str) -> Found:
     return Found(version, None, tuple(looked))
 
 
-def _venv(found: Found, extras: str = "test") -> Path:
+def _venv(found: Found, extras: str = "test", log: IO[str] | None = None) -> Path:
     """The version's virtualenv with the package and ``extras`` installed (again when
     pyproject.toml changed since)."""
     assert found.python is not None
@@ -89,21 +91,105 @@ def _venv(found: Found, extras: str = "test") -> Path:
     stamp = venv / f".installed-{extras.replace(',', '-')}"
     if stamp.exists() and stamp.stat().st_mtime >= (ROOT / "pyproject.toml").stat().st_mtime:
         return venv
+    err = subprocess.STDOUT if log is not None else None
     if not (venv / "bin" / "python").exists():
-        subprocess.run([str(found.python), "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(found.python), "-m", "venv", str(venv)], check=True, stdout=log, stderr=err)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "-e", f"{ROOT}[{extras}]"], check=True, cwd=ROOT)
+    subprocess.run([*pip, "--upgrade", "pip"], check=True, stdout=log, stderr=err)
+    subprocess.run([*pip, "-e", f"{ROOT}[{extras}]"], check=True, cwd=ROOT, stdout=log, stderr=err)
     stamp.touch()
     return venv
 
 
-def run(found: Found, extra: list[str]) -> int:
-    venv = _venv(found)
-    command = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-n", "4", "--dist", "loadfile",
-               "-m", "not serial", "-p", "no:cacheprovider", *SUITES, *extra]
-    print(f"== Python {found.version} ({found.python}): {' '.join(command[1:])}", flush=True)
-    return subprocess.run(command, cwd=ROOT).returncode
+def _pytest(python: Path | str, workers: int, paths: Sequence[str], extra: Sequence[str]) -> list[str]:
+    return [str(python), "-m", "pytest", "-q", "-n", str(workers), "--dist", "loadscope",
+            "-m", "not serial", "-p", "no:cacheprovider", *paths, *extra]
+
+
+@dataclass
+class Other:
+    """One other Python's suites, run in the background into a log of their own."""
+
+    found: Found
+    workers: int
+    extra: Sequence[str]
+    log_path: Path = field(init=False)
+    code: int | None = None
+    thread: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        self.log_path = LOGS / f"{self.found.version}.log"
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name=f"python-{self.found.version}")
+        self.thread.start()
+
+    def _run(self) -> None:
+        with self.log_path.open("w") as log:
+            try:
+                with _INSTALLING:
+                    venv = _venv(self.found, log=log)
+                command = _pytest(venv / "bin" / "python", self.workers, SUITES, self.extra)
+                log.write(f"== Python {self.found.version}: {' '.join(command[1:])}\n")
+                log.flush()
+                self.code = subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
+            except (OSError, subprocess.CalledProcessError) as exc:
+                log.write(f"\n{exc}\n")
+                self.code = 1
+
+    def wait(self) -> int:
+        assert self.thread is not None
+        self.thread.join()
+        return 1 if self.code is None else self.code
+
+    def last_line(self) -> str:
+        lines = self.log_path.read_text().strip().splitlines()
+        return lines[-1] if lines else "(no output)"
+
+
+_INSTALLING = threading.Lock()
+"""One pip at a time: each writes the package's egg-info into the repository."""
+LOGS = ROOT / "build" / "pythons"
+MAIN_WORKERS = 4
+OTHER_WORKERS = 2
+
+
+def run(found: list[Found], extra: Sequence[str], main: bool) -> int:
+    """The whole suite but its serial part on this Python (``main``) and ``SUITES`` on each
+    other Python found, all at once: the tests mostly wait (on timeouts, on servers), so
+    the Pythons share two cores well. This Python's output is shown as it comes; each other
+    one's goes to ``build/pythons/X.Y.log``, and is shown when it failed."""
+    LOGS.mkdir(parents=True, exist_ok=True)
+    others: list[Other] = []
+    summary: list[str] = []
+    for each in found:
+        if each.python is None:
+            summary.append(f"SKIPPED Python {each.version}: no interpreter "
+                           f"(looked in {', '.join(each.looked)})")
+            continue
+        other = Other(each, OTHER_WORKERS, extra)
+        other.start()
+        others.append(other)
+    for line in summary:
+        print(line, flush=True)
+    failed = False
+    if main:
+        command = _pytest(sys.executable, MAIN_WORKERS, [], extra)
+        print(f"== Python {sys.version.split()[0]} (this one): {' '.join(command[1:])}", flush=True)
+        code = subprocess.run(command, cwd=ROOT).returncode
+        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {sys.version.split()[0]}, "
+                       f"all but the serial tests: pytest exited {code}")
+        failed = code != 0
+    for other in others:
+        code = other.wait()
+        if code != 0:
+            failed = True
+            print(f"== Python {other.found.version}, {other.log_path}:", flush=True)
+            print(other.log_path.read_text(), flush=True)
+        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {other.found.version} "
+                       f"({other.found.python}), {len(SUITES)} suites: {other.last_line()}")
+    print("\n".join(summary), flush=True)
+    return 1 if failed else 0
 
 
 LAB_SCENARIOS = "fanout,throughput,overhead,setup,server,blob"
@@ -195,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--versions", default=",".join(VERSIONS), help="comma-separated, e.g. 3.12,3.13")
     parser.add_argument("--list", action="store_true", help="say which interpreters are found, run nothing")
+    parser.add_argument("--others-only", action="store_true",
+                        help="only the other Pythons' suites, not this Python's whole suite")
     parser.add_argument("--lab", action="store_true",
                         help="the quick lab's goals on each Python, side by side")
     parser.add_argument("--out", type=Path, default=None,
@@ -204,22 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     found = [find(v) for v in args.versions.split(",") if v]
     if args.lab:
         return lab(found, args.out or ROOT / "results" / time.strftime("pythons-%Y%m%d-%H%M%S"))
-    failed: list[str] = []
-    summary: list[str] = []
-    for each in found:
-        if each.python is None:
-            summary.append(f"SKIPPED Python {each.version}: no interpreter "
-                           f"(looked in {', '.join(each.looked)})")
-            continue
-        if args.list:
-            summary.append(f"found   Python {each.version}: {each.python}")
-            continue
-        code = run(each, args.pytest_args)
-        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {each.version}: pytest exited {code}")
-        if code != 0:
-            failed.append(each.version)
-    print("\n".join(summary), flush=True)
-    return 1 if failed else 0
+    if args.list:
+        for each in found:
+            print(f"found   Python {each.version}: {each.python}" if each.python is not None else
+                  f"SKIPPED Python {each.version}: no interpreter (looked in {', '.join(each.looked)})")
+        return 0
+    return run(found, args.pytest_args, main=not args.others_only)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ from dualio.lab.scenarios import (
 )
 from dualio.lab.server_process import ServerProcess, ServerProcessError
 from dualio.server.limits import raise_fd_limit
-from dualio_sync import Client, ConnectError, DualioError, DualioTimeout
+from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
 from dualio_transports.wire.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
@@ -91,14 +91,21 @@ for gone: a thread-per-connection server still winding down the previous cell's
 def server_stats(client: StatsSource, each: float = 10.0, patience: float = STATS_PATIENCE) -> ServerStats:
     """The server's counters, asked again (``each`` seconds per try) while it is slow to
     answer or to take a connection, for ``patience`` seconds at most; the last error if it
-    never does."""
+    never does, and at once if nothing listens on its port any more (a refused connection)."""
     until = time.monotonic() + patience
     while True:
         try:
             return client.stats(timeout=each)
-        except (DualioTimeout, ConnectError):
-            if time.monotonic() + each > until:
+        except (DualioTimeout, ConnectError) as exc:
+            if _refused(exc) or time.monotonic() + each > until:
                 raise
+
+
+def _refused(error: BaseException | None) -> bool:
+    """Whether the last try behind ``error`` found nothing listening."""
+    while error is not None and not isinstance(error, ConnectionRefusedError):
+        error = error.errors[-1] if isinstance(error, RetriesExhausted) and error.errors else error.__cause__
+    return error is not None
 
 
 class ServerGone(Exception):
