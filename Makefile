@@ -32,18 +32,18 @@ bench-full: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/dualio demo
 
-# the whole suite on this Python (3.11) and the contract, fork and unit tests on 3.12 and
-# 3.13 at once, then the perf and stress tests alone
+# --dist loadscope: each file on one worker, but the contract suite's tests spread one by
+# one (tests/conftest.py); then the perf and stress tests alone
 test: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
-	$(BIN)/python -m dualio.devtools.pythons
+	$(BIN)/python -m pytest -n 4 --dist loadscope -m "not serial"
 	$(BIN)/python -m pytest -m serial
 
-# the contract, fork and unit tests on Python 3.12 and 3.13 only
+# the contract, fork and unit tests on Python 3.12 and 3.13, at once (CI runs it after make test)
 test-pythons: $(STAMP) $(IMPORT_NAMES)
-	$(BIN)/python -m dualio.devtools.pythons --others-only
+	$(BIN)/python -m dualio.devtools.pythons
 
 # the instruction gate's baseline for this Python: commit its diff with the change that moved it
 perf-baseline: $(STAMP)

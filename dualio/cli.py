@@ -24,7 +24,9 @@ from dualio_transports.version import VERSION
 from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(lab: bool = True) -> argparse.ArgumentParser:
+    """The command line; ``lab=False`` leaves out the lab's own options, whose modules a
+    server started a hundred times over (tests, the lab itself) need not import."""
     parser = argparse.ArgumentParser(prog="dualio", description=__doc__)
     parser.add_argument("--version", action="version", version=f"dualio {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -82,14 +84,15 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", default=None, help="PEM private key (if not in --tls-cert)")
 
     bench = commands.add_parser("bench", help="run the lab: executor pools vs coroutines")
-    from dualio.lab import bench as lab_bench
-    from dualio.lab import compare as lab_compare
+    if lab:
+        from dualio.lab import bench as lab_bench
+        from dualio.lab import compare as lab_compare
 
-    lab_bench.add_arguments(bench)
-    bench_commands = bench.add_subparsers(dest="bench_command", metavar="{compare}")
-    compare = bench_commands.add_parser(
-        "compare", help="compare two runs' results.json, cell by cell, beyond their noise")
-    lab_compare.add_arguments(compare)
+        lab_bench.add_arguments(bench)
+        bench_commands = bench.add_subparsers(dest="bench_command", metavar="{compare}")
+        compare = bench_commands.add_parser(
+            "compare", help="compare two runs' results.json, cell by cell, beyond their noise")
+        lab_compare.add_arguments(compare)
 
     demo = commands.add_parser("demo", help="start an embedded server and run a short sync demo")
     demo.add_argument("--model", choices=("async", "threaded", "sequential"), default="async")
@@ -134,7 +137,7 @@ def _server_tls(cert: str | None, key: str | None) -> ssl.SSLContext | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(arguments)
+    args = _parser(lab=arguments[:1] != ["serve"]).parse_args(arguments)
     if args.command == "serve":
         from dualio.server.config import ServerConfig
         from dualio.server.main import LoopUnavailable, loop_factory, serve

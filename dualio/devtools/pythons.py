@@ -7,9 +7,11 @@ For each version it finds an interpreter (pyenv's versions folder, then ``python
 the PATH that really is that version: pyenv's shim refuses to run unless a version is
 selected), keeps a virtualenv of it in ``.venv-X.Y`` with the package and its test extra
 installed (made again when pyproject.toml changes), and runs there the suites the package's
-claim rests on (``SUITES``): the contract suite, the fork tests and the unit tests, in
-parallel. ``make test-pythons`` runs it, and CI after ``make test``; it is not part of
-``make test``, which stays within 8 minutes on 2 cores (the two Pythons take about 5 more).
+claim rests on (``SUITES``): the contract suite, the fork tests and the unit tests, each
+Python's in xdist workers of its own and the Pythons at once, each one's output in
+``build/pythons/X.Y.log``. ``make test-pythons`` runs it, and CI after ``make test``; it is
+not part of ``make test``, which stays within 8 minutes on 2 cores (docs/results.md says
+what the two Pythons add).
 
 A version with no interpreter is reported SKIPPED with where it was looked for, and so is
 never a silent pass; a failed install or test run fails the command.
@@ -108,7 +110,7 @@ def _pytest(python: Path | str, workers: int, paths: Sequence[str], extra: Seque
 
 @dataclass
 class Other:
-    """One other Python's suites, run in the background into a log of their own."""
+    """One Python's suites, run in the background into a log of their own."""
 
     found: Found
     workers: int
@@ -150,15 +152,13 @@ class Other:
 _INSTALLING = threading.Lock()
 """One pip at a time: each writes the package's egg-info into the repository."""
 LOGS = ROOT / "build" / "pythons"
-MAIN_WORKERS = 4
-OTHER_WORKERS = 2
+OTHER_WORKERS = 3
 
 
-def run(found: list[Found], extra: Sequence[str], main: bool) -> int:
-    """The whole suite but its serial part on this Python (``main``) and ``SUITES`` on each
-    other Python found, all at once: the tests mostly wait (on timeouts, on servers), so
-    the Pythons share two cores well. This Python's output is shown as it comes; each other
-    one's goes to ``build/pythons/X.Y.log``, and is shown when it failed."""
+def run(found: list[Found], extra: Sequence[str]) -> int:
+    """``SUITES`` on each Python found, all at once: the tests mostly wait (on timeouts, on
+    servers), so two Pythons share two cores well. Each one's output goes to
+    ``build/pythons/X.Y.log``, and is shown when it failed."""
     LOGS.mkdir(parents=True, exist_ok=True)
     others: list[Other] = []
     summary: list[str] = []
@@ -168,26 +168,19 @@ def run(found: list[Found], extra: Sequence[str], main: bool) -> int:
                            f"(looked in {', '.join(each.looked)})")
             continue
         other = Other(each, OTHER_WORKERS, extra)
+        print(f"== Python {each.version} ({each.python}): {len(SUITES)} suites, "
+              f"output in {other.log_path}", flush=True)
         other.start()
         others.append(other)
-    for line in summary:
-        print(line, flush=True)
     failed = False
-    if main:
-        command = _pytest(sys.executable, MAIN_WORKERS, [], extra)
-        print(f"== Python {sys.version.split()[0]} (this one): {' '.join(command[1:])}", flush=True)
-        code = subprocess.run(command, cwd=ROOT).returncode
-        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {sys.version.split()[0]}, "
-                       f"all but the serial tests: pytest exited {code}")
-        failed = code != 0
     for other in others:
         code = other.wait()
         if code != 0:
             failed = True
             print(f"== Python {other.found.version}, {other.log_path}:", flush=True)
             print(other.log_path.read_text(), flush=True)
-        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {other.found.version} "
-                       f"({other.found.python}), {len(SUITES)} suites: {other.last_line()}")
+        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {other.found.version}: "
+                       f"{other.last_line()}")
     print("\n".join(summary), flush=True)
     return 1 if failed else 0
 
@@ -281,8 +274,6 @@ def main(argv: list[str] | None = None) -> int:
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--versions", default=",".join(VERSIONS), help="comma-separated, e.g. 3.12,3.13")
     parser.add_argument("--list", action="store_true", help="say which interpreters are found, run nothing")
-    parser.add_argument("--others-only", action="store_true",
-                        help="only the other Pythons' suites, not this Python's whole suite")
     parser.add_argument("--lab", action="store_true",
                         help="the quick lab's goals on each Python, side by side")
     parser.add_argument("--out", type=Path, default=None,
@@ -297,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"found   Python {each.version}: {each.python}" if each.python is not None else
                   f"SKIPPED Python {each.version}: no interpreter (looked in {', '.join(each.looked)})")
         return 0
-    return run(found, args.pytest_args, main=not args.others_only)
+    return run(found, args.pytest_args)
 
 
 if __name__ == "__main__":
