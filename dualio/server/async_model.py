@@ -32,6 +32,7 @@ import asyncio
 import functools
 import logging
 import socket
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import cast
@@ -66,11 +67,12 @@ CLOSE_GRACE = 10.0
 class _Delayed:
     """A reply written when its timer fires (echo or upper with a delay, sleep)."""
 
-    __slots__ = ("handle", "payload", "rid")
+    __slots__ = ("due", "handle", "payload", "rid")
 
-    def __init__(self, rid: int, payload: bytes) -> None:
+    def __init__(self, rid: int, payload: bytes, due: float) -> None:
         self.rid = rid
         self.payload = payload
+        self.due = due  # time.monotonic()
         self.handle: asyncio.TimerHandle | None = None
 
 
@@ -358,7 +360,7 @@ class _Connection(asyncio.Protocol):
 
     def _spawn(self, rid: int, job: Reply | WordStream) -> None:
         if isinstance(job, Reply):  # a timer, no task
-            delayed = _Delayed(rid, job.payload)
+            delayed = _Delayed(rid, job.payload, time.monotonic() + job.delay)
             size = len(delayed.payload)
             delayed.handle = self._loop.call_later(job.delay, self._reply_due, delayed)
             self._work[rid] = delayed
@@ -382,6 +384,10 @@ class _Connection(asyncio.Protocol):
         """A delayed reply's time has come: answer now, or once the peer has read enough."""
         job.handle = None
         if self._work.get(job.rid) is not job:  # cancelled while it waited for the drain
+            return
+        early = job.due - time.monotonic()
+        if early > 0:  # uvloop counts a timer from the time it read at the start of its loop pass
+            job.handle = self._loop.call_later(early, self._reply_due, job)
             return
         if self._write_paused:
             if self._due is None:
