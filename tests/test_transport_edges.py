@@ -201,6 +201,47 @@ async def test_requests_that_joined_a_writer_leave_even_when_it_is_cancelled_bef
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_deadline_that_passes_just_before_a_send_begins_keeps_the_connection(
+    server: ServerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine a call's deadline can pass between deciding to write and the
+    send: the send never began, so nothing of a frame is on the wire. The call times out;
+    the connection, and the call already waiting on it, go on."""
+    from dualio_transports.wire.frame_write import FrameWrite
+
+    async with AsyncClient(*server.address, transport="anyio", timeout=10) as client:
+        await client.ping()
+        conn = client._conn
+        wait_until = FrameWrite.wait_until
+        late = [True]
+
+        def passed_already(write: FrameWrite) -> float:
+            at = wait_until(write)
+            if late:
+                late.pop()
+                return time.monotonic() - 0.001
+            return at
+
+        waiting: list[bytes] = []
+
+        async def earlier() -> None:
+            waiting.append(await client.echo(b"earlier", delay=0.3))
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(earlier)
+                await anyio.sleep(0.05)  # its request is out; it waits for the answer
+                monkeypatch.setattr(FrameWrite, "wait_until", passed_already)
+                with pytest.raises(DualioTimeout):
+                    await client.echo(b"late")
+                assert not late  # the late deadline was met
+        assert waiting == [b"earlier"]
+        assert client._conn is conn
+        assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_cancelled_pooled_call_is_cancelled_not_timed_out(server: ServerProcess) -> None:
     """The pool's timeout on asyncio is a timer that cancels the executor's future; a

@@ -323,7 +323,13 @@ class AnyioConnection(OnCallTable[_Event]):
         try:
             while not write.finished:
                 piece = batch if len(batch) <= _WRITE_PIECE else bytes(write.rest[:_WRITE_PIECE])
-                with self._within(max(write.wait_until() - time.monotonic(), 0)) as sending:
+                left = write.wait_until() - time.monotonic()
+                if left <= 0:  # no send begun: a scope past its end would cancel it unbegun
+                    error, failure = write.expired()
+                    if failure is not None:
+                        await self._teardown(failure)
+                    raise error
+                with self._within(left) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
                     error, failure = write.expired(may_have_begun=True)
