@@ -948,8 +948,8 @@ async def test_a_stream_is_one_call_to_the_hooks(transport: Transport, server: S
     try:
         whole = await client.words(5)
         first = await client.words(10, 0.01, take=2)
-        with pytest.raises(DualioTimeout):
-            await client.words(3, 2.0, timeout=0.1)
+        with pytest.raises(DualioTimeout):  # the first word within 0.5 s even on a loaded machine
+            await client.words(3, 2.0, timeout=0.5)
         with anyio.fail_after(5):  # an async generator left early is closed by the loop, soon
             while len(seen.finished) < 3:
                 await anyio.sleep(0.01)
@@ -964,4 +964,4 @@ async def test_a_stream_is_one_call_to_the_hooks(transport: Transport, server: S
     [failed] = [f for f in seen.finished if f.error is not None]
     assert isinstance(failed.error, DualioTimeout)
     assert failed.response_bytes == len(word_at(0))  # the first word comes at once, the next never in time
-    assert 0.1 - TIMER_SLACK <= failed.duration < 0.1 + PROMPT
+    assert 0.5 - TIMER_SLACK <= failed.duration < 0.5 + PROMPT
