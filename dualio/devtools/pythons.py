@@ -109,7 +109,7 @@ def _pytest(python: Path | str, workers: int, paths: Sequence[str], extra: Seque
 
 
 @dataclass
-class Other:
+class SuiteRun:
     """One Python's suites, run in the background into a log of their own."""
 
     found: Found
@@ -152,7 +152,7 @@ class Other:
 _INSTALLING = threading.Lock()
 """One pip at a time: each writes the package's egg-info into the repository."""
 LOGS = ROOT / "build" / "pythons"
-OTHER_WORKERS = 3
+WORKERS = 3
 
 
 def run(found: list[Found], extra: Sequence[str]) -> int:
@@ -160,27 +160,27 @@ def run(found: list[Found], extra: Sequence[str]) -> int:
     servers), so two Pythons share two cores well. Each one's output goes to
     ``build/pythons/X.Y.log``, and is shown when it failed."""
     LOGS.mkdir(parents=True, exist_ok=True)
-    others: list[Other] = []
+    runs: list[SuiteRun] = []
     summary: list[str] = []
     for each in found:
         if each.python is None:
             summary.append(f"SKIPPED Python {each.version}: no interpreter "
                            f"(looked in {', '.join(each.looked)})")
             continue
-        other = Other(each, OTHER_WORKERS, extra)
+        suite = SuiteRun(each, WORKERS, extra)
         print(f"== Python {each.version} ({each.python}): {len(SUITES)} suites, "
-              f"output in {other.log_path}", flush=True)
-        other.start()
-        others.append(other)
+              f"output in {suite.log_path}", flush=True)
+        suite.start()
+        runs.append(suite)
     failed = False
-    for other in others:
-        code = other.wait()
+    for suite in runs:
+        code = suite.wait()
         if code != 0:
             failed = True
-            print(f"== Python {other.found.version}, {other.log_path}:", flush=True)
-            print(other.log_path.read_text(), flush=True)
-        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {other.found.version}: "
-                       f"{other.last_line()}")
+            print(f"== Python {suite.found.version}, {suite.log_path}:", flush=True)
+            print(suite.log_path.read_text(), flush=True)
+        summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {suite.found.version}: "
+                       f"{suite.last_line()}")
     print("\n".join(summary), flush=True)
     return 1 if failed else 0
 
