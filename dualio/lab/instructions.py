@@ -61,6 +61,7 @@ class Figure:
     deterministic: bool = True  # False: threads race for each answer; reported, never judged
     spread: float = SPREAD  # how far apart its two estimates may be
     ours: bool = True  # False: what dualio is compared with (asyncio.to_thread); reported, never judged
+    seconds: float = 3.0  # about how long its loops take under callgrind (N = 400): balances the processes
 
     @property
     def is_floor(self) -> bool:
@@ -83,24 +84,25 @@ FIGURES = {figure.name: figure for figure in (
     Figure("native-100", "AsyncClient.echo, asyncio fast path, 100 in flight", "native-100-raw",
            "native_dualio", (100,)),
     Figure("native-100-raw", "asyncio Protocol, 100 in flight", None, "native_raw", (100,)),
-    Figure("trio-100", "AsyncClient.echo on trio, 100 in flight", "trio-100-raw", "trio_dualio", (100,)),
+    Figure("trio-100", "AsyncClient.echo on trio, 100 in flight", "trio-100-raw", "trio_dualio", (100,),
+           seconds=6),
     Figure("trio-100-raw", "hand-written trio client (a reader task, a writer task), 100 in flight",
            None, "trio_raw", (100,)),
     # A thread starts and ends per call: whether the last one has finished exiting when the
     # next starts (its stack back in the C library's cache) depends on time. Its estimates
     # spread by up to 2 % (seven runs: 0.03-2.1 %); the loops' averages by 0.5 % of their median.
     Figure("emulated-thread", "AsyncClient emulated, a thread per call", "emulated-raw",
-           "emulated_dualio", ("thread",), spread=0.025),
+           "emulated_dualio", ("thread",), spread=0.025, seconds=35),
     Figure("emulated-pool", "AsyncClient emulated, one pooled worker", "emulated-raw",
-           "emulated_dualio", ("pool",)),
+           "emulated_dualio", ("pool",), seconds=20),
     Figure("emulated-callback", "AsyncClient emulated, worker writes, reader answers", "emulated-raw",
-           "emulated_dualio", ("callback",), deterministic=False),
-    Figure("emulated-raw", "the raw blocking call in run_in_executor", None, "emulated_raw"),
+           "emulated_dualio", ("callback",), deterministic=False, seconds=33),
+    Figure("emulated-raw", "the raw blocking call in run_in_executor", None, "emulated_raw", seconds=14),
     Figure("to-thread", "asyncio.to_thread(Client.echo), one pooled worker", "emulated-raw",
-           "to_thread_dualio", ours=False),
-    Figure("portal", "Client(transport='portal').echo", "portal-raw", "portal_dualio"),
+           "to_thread_dualio", ours=False, seconds=15),
+    Figure("portal", "Client(transport='portal').echo", "portal-raw", "portal_dualio", seconds=14),
     Figure("portal-raw", "a raw asyncio call begun by call_soon_threadsafe, a lock waited on", None,
-           "portal_raw"),
+           "portal_raw", seconds=10),
     Figure("server-1", "reference server (async model) per request, 1 frame per read", "server-1-raw",
            "server_dualio", (1,)),
     Figure("server-1-raw", "minimal protocol-v1 server, 1 frame per read", None, "server_raw", (1,)),
@@ -201,14 +203,17 @@ def _start(
 
 
 def _split(names: list[str]) -> list[list[str]]:
-    """Figures in PROCESSES groups of about equal work (a figure and its neighbour
-    alternate). The same figures always share a process: what ran before a loop in its
-    process moves its count a little (the allocator's state), so the groups never
-    depend on the machine."""
+    """Figures in PROCESSES groups of about equal work: the longest first, each to the
+    group with the least so far; in each group, the figures in their given order. The same
+    figures always share a process: what ran before a loop in its process moves its count
+    a little (the allocator's state), so the groups never depend on the machine."""
     groups: list[list[str]] = [[] for _ in range(min(PROCESSES, len(names)))]
-    for i, name in enumerate(names):
-        groups[i % len(groups)].append(name)
-    return groups
+    loads = [0.0] * len(groups)
+    for name in sorted(names, key=lambda name: -FIGURES[name].seconds):
+        least = loads.index(min(loads))
+        groups[least].append(name)
+        loads[least] += FIGURES[name].seconds
+    return [sorted(group, key=names.index) for group in groups]
 
 
 def _loops(
