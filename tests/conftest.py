@@ -59,7 +59,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.serial)
 
 
-SPREAD = "contract"
+SPREAD_FOLDER = "contract"
 """The folder whose tests are independent one by one: each makes its own clients, and its
 servers are its own, its module's or the session's."""
 
@@ -68,9 +68,10 @@ servers are its own, its module's or the session's."""
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadscope`` with this suite's scopes: a file, but for the contract suite,
     whose tests are spread over the workers one by one. Most of them wait on a timeout or
-    a server, so a file of them on one worker was the run's long pole; every other file
-    stays whole on one worker, its module fixtures (a built wheel, a lab run, the docs'
-    server on its fixed port) made once."""
+    a server, so a file of them on one worker would be the run's long pole; every other
+    file stays whole on one worker, its module fixtures (a built wheel, a lab run, the
+    docs' server on its fixed port) made once. It overrides xdist's private
+    ``_split_scope``: pyproject.toml keeps pytest-xdist below 4."""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -78,7 +79,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class ContractSpread(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return nodeid if Path(path).parent.name == SPREAD else path
+            return nodeid if Path(path).parent.name == SPREAD_FOLDER else path
 
     return ContractSpread(config, log)
 

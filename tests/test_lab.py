@@ -185,6 +185,20 @@ def test_the_lab_takes_a_refused_connection_for_a_gone_server_at_once() -> None:
     client.close()
 
 
+def test_a_connect_error_that_is_its_own_cause_is_not_a_refusal() -> None:
+    """A transport may raise a ConnectError from itself: following the causes ends."""
+    from dualio.lab.bench import _refused
+    from dualio_sync import ConnectError, RetriesExhausted
+
+    looped = ConnectError("cannot connect")
+    looped.__cause__ = looped
+    assert not _refused(looped)
+    refused = ConnectError("cannot connect")
+    refused.__cause__ = ConnectionRefusedError(111, "Connection refused")
+    assert _refused(RetriesExhausted("gave up", 2, [looped, refused]))
+    assert not _refused(RetriesExhausted("gave up", 2, [refused, looped]))
+
+
 def test_serve_rejects_a_bad_port() -> None:
     run = subprocess.run([sys.executable, "-m", "dualio", "serve", "--port", "70000"],
                          capture_output=True, text=True, timeout=30)

@@ -91,7 +91,25 @@ def test_a_failed_install_fails_the_command(
     monkeypatch.setattr(pythons, "LOGS", tmp_path / "logs")
     monkeypatch.setattr(pythons, "_venv", cannot_install)
     assert pythons.run([Found("3.95", Path("/usr/bin/false"), ())], []) == 1
-    assert "FAILED  Python 3.95: no space left on device" in capsys.readouterr().out
+    assert "FAILED  Python 3.95: OSError: no space left on device" in capsys.readouterr().out
+
+
+def test_a_stopped_suite_ends_its_pytest(stand_ins: Path) -> None:
+    """Ctrl-C in the command stops every suite's pytest, not only the command."""
+    import time
+
+    slow = _stand_in(stand_ins, "3.94", "started", 0)
+    python = stand_ins / "venv-3.94" / "bin" / "python"
+    python.write_text("#!/bin/sh\necho started\nexec sleep 30\n")
+    (stand_ins / "logs").mkdir()
+    suite = pythons.SuiteRun(slow, 1, [])
+    suite.start()
+    while suite.process is None:
+        time.sleep(0.01)
+    started = time.monotonic()
+    suite.stop()
+    assert suite.wait() != 0
+    assert time.monotonic() - started < 10
 
 
 def test_list_names_each_version_found_or_skipped(

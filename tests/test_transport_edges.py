@@ -202,12 +202,12 @@ async def test_requests_that_joined_a_writer_leave_even_when_it_is_cancelled_bef
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
-async def test_a_deadline_that_passes_just_before_a_send_begins_keeps_the_connection(
+async def test_a_deadline_seen_as_past_just_as_a_send_begins_does_not_cut_the_frame(
     server: ServerProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On a loaded machine a call's deadline can pass between deciding to write and the
-    send: the send never began, so nothing of a frame is on the wire. The call times out;
-    the connection, and the call already waiting on it, go on."""
+    """On a loaded machine a call's deadline can pass between taking its batch from the
+    queue and the send: the batch goes (it had time when it left the queue) and nothing
+    is cut. The connection, and the call already waiting on it, go on."""
     from dualio_transports.wire.frame_write import FrameWrite
 
     async with AsyncClient(*server.address, transport="anyio", timeout=10) as client:
@@ -233,10 +233,54 @@ async def test_a_deadline_that_passes_just_before_a_send_begins_keeps_the_connec
                 tasks.start_soon(earlier)
                 await anyio.sleep(0.05)  # its request is out; it waits for the answer
                 monkeypatch.setattr(FrameWrite, "wait_until", passed_already)
-                with pytest.raises(DualioTimeout):
-                    await client.echo(b"late")
-                assert not late  # the late deadline was met
+                assert await client.echo(b"late") == b"late"
+                assert not late
         assert waiting == [b"earlier"]
+        assert client._conn is conn
+        assert await client.echo(b"after") == b"after"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_requests_that_joined_a_writer_whose_time_ran_out_still_leave(server: ServerProcess) -> None:
+    """A writer's own request went out; the requests that joined it meanwhile are sent
+    after it, and its deadline passes before they are: it times out, they still leave
+    (none is dropped, the connection stays), and each of their calls gets its answer."""
+    async with AsyncClient(*server.address, transport="anyio", timeout=10) as client:
+        await client.ping()
+        conn = client._conn
+        stream = conn._stream  # type: ignore[union-attr]
+        send = stream.send
+        in_send = anyio.Event()
+
+        async def held_send(data: bytes) -> None:
+            await send(data)  # the writer's own request leaves, then it is held past its deadline
+            stream.send = send
+            in_send.set()
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(0.4)
+
+        stream.send = held_send
+        answers: dict[int, bytes] = {}
+        writer_error: list[BaseException] = []
+
+        async def writer() -> None:
+            try:
+                await client.echo(b"writer", timeout=0.2)
+            except DualioTimeout as exc:
+                writer_error.append(exc)
+
+        async def joined(n: int) -> None:
+            answers[n] = await client.echo(b"joined %d" % n, timeout=5)
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(writer)
+                await in_send.wait()
+                for n in range(3):
+                    tasks.start_soon(joined, n)
+        assert len(writer_error) == 1
+        assert answers == {n: b"joined %d" % n for n in range(3)}
         assert client._conn is conn
         assert await client.echo(b"after") == b"after"
 

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,8 @@ class SuiteRun:
     log_path: Path = field(init=False)
     code: int | None = None
     thread: threading.Thread | None = None
+    process: subprocess.Popen[bytes] | None = None
+    stopped: bool = False
 
     def __post_init__(self) -> None:
         self.log_path = LOGS / f"{self.found.version}.log"
@@ -134,10 +137,21 @@ class SuiteRun:
                 command = _pytest(venv / "bin" / "python", self.workers, SUITES, self.extra)
                 log.write(f"== Python {self.found.version}: {' '.join(command[1:])}\n")
                 log.flush()
-                self.code = subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
-            except (OSError, subprocess.CalledProcessError) as exc:
-                log.write(f"\n{exc}\n")
+                with _STARTING:
+                    if self.stopped:
+                        return
+                    self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                self.code = self.process.wait()
+            except Exception:
+                log.write(f"\n{traceback.format_exc()}")
                 self.code = 1
+
+    def stop(self) -> None:
+        """End the suite's pytest (Ctrl-C in the command that started it), or keep it from starting."""
+        with _STARTING:
+            self.stopped = True
+            if self.process is not None and self.process.poll() is None:
+                self.process.terminate()
 
     def wait(self) -> int:
         assert self.thread is not None
@@ -145,12 +159,14 @@ class SuiteRun:
         return 1 if self.code is None else self.code
 
     def last_line(self) -> str:
-        lines = self.log_path.read_text().strip().splitlines()
+        lines = self.log_path.read_text().strip().splitlines() if self.log_path.exists() else []
         return lines[-1] if lines else "(no output)"
 
 
 _INSTALLING = threading.Lock()
 """One pip at a time: each writes the package's egg-info into the repository."""
+_STARTING = threading.Lock()
+"""A suite's pytest starts, or is told to stop, one at a time."""
 LOGS = ROOT / "build" / "pythons"
 WORKERS = 3
 
@@ -168,17 +184,24 @@ def run(found: list[Found], extra: Sequence[str]) -> int:
                            f"(looked in {', '.join(each.looked)})")
             continue
         suite = SuiteRun(each, WORKERS, extra)
-        print(f"== Python {each.version} ({each.python}): {len(SUITES)} suites, "
+        print(f"== Python {each.version} ({each.python}): the contract, fork and unit tests, "
               f"output in {suite.log_path}", flush=True)
         suite.start()
         runs.append(suite)
+    try:
+        for suite in runs:
+            suite.wait()
+    except KeyboardInterrupt:
+        for suite in runs:
+            suite.stop()
+        raise
     failed = False
     for suite in runs:
         code = suite.wait()
         if code != 0:
             failed = True
             print(f"== Python {suite.found.version}, {suite.log_path}:", flush=True)
-            print(suite.log_path.read_text(), flush=True)
+            print(suite.log_path.read_text() if suite.log_path.exists() else "(no log)", flush=True)
         summary.append(f"{'passed ' if code == 0 else 'FAILED '} Python {suite.found.version}: "
                        f"{suite.last_line()}")
     print("\n".join(summary), flush=True)

@@ -103,9 +103,13 @@ def server_stats(client: StatsSource, each: float = 10.0, patience: float = STAT
 
 def _refused(error: BaseException | None) -> bool:
     """Whether the last try behind ``error`` found nothing listening."""
-    while error is not None and not isinstance(error, ConnectionRefusedError):
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, ConnectionRefusedError):
+            return True
+        seen.add(id(error))
         error = error.errors[-1] if isinstance(error, RetriesExhausted) and error.errors else error.__cause__
-    return error is not None
+    return False
 
 
 class ServerGone(Exception):

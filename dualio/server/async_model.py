@@ -386,7 +386,7 @@ class _Connection(asyncio.Protocol):
         if self._work.get(job.rid) is not job:  # cancelled while it waited for the drain
             return
         early = job.due - time.monotonic()
-        if early > 0:  # uvloop counts a timer from the time it read at the start of its loop pass
+        if early > 0:  # uvloop's timers count whole milliseconds: one can fire up to 1 ms early
             job.handle = self._loop.call_later(early, self._reply_due, job)
             return
         if self._write_paused:

@@ -298,15 +298,15 @@ class AnyioConnection(OnCallTable[_Event]):
                 until = deadline(_CLOSE_GRACE)
             if self._table.failure is not None:
                 self._table.check_usable()
-            left = calls.remaining(until)
-            if left is not None and left <= 0:
-                raise calls.write_timeout()  # nothing of this batch has left
             while self._sent < self._queued:  # frames queued while a batch went out follow it
                 await anyio.lowlevel.checkpoint_if_cancelled()  # nothing of this batch has left yet
+                left = calls.remaining(until)
+                if left is not None and left <= 0:
+                    raise calls.write_timeout()  # nothing of this batch has left: it stays queued
                 batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
                 self._outbox.clear()
                 upto = self._queued
-                await self._send_pieces(batch, until)
+                await self._send_pieces(batch, until, left)
                 self._sent = upto
         except DualioError:
             raise
@@ -316,20 +316,20 @@ class AnyioConnection(OnCallTable[_Event]):
             self._writing = False
             self._write_lock.release()
 
-    async def _send_pieces(self, batch: bytes, until: float) -> None:
+    async def _send_pieces(self, batch: bytes, until: float, left: float | None) -> None:
         """Send ``batch`` by the rules of :class:`FrameWrite`, a piece at a time (a stream
-        does not say how much of a send it began went out: an interrupted piece may be cut)."""
+        does not say how much of a send it began went out: an interrupted piece may be cut).
+        The first piece may take ``left`` seconds, measured before the batch left the queue:
+        measured again here, it could be past already, and a scope past its end cancels a
+        send before it begins, which would count as a cut frame."""
         write = FrameWrite(batch, until)
         try:
             while not write.finished:
                 piece = batch if len(batch) <= _WRITE_PIECE else bytes(write.rest[:_WRITE_PIECE])
-                left = write.wait_until() - time.monotonic()
-                if left <= 0:  # no send begun: a scope past its end would cancel it unbegun
-                    error, failure = write.expired()
-                    if failure is not None:
-                        await self._teardown(failure)
-                    raise error
-                with self._within(left) as sending:
+                wait = write.wait_until() - time.monotonic()
+                if write.done == 0 and left is not None:
+                    wait = max(wait, min(left, calls.WRITE_STALL_LIMIT))
+                with self._within(max(wait, 0)) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
                     error, failure = write.expired(may_have_begun=True)
