@@ -45,17 +45,20 @@ class ServerProcess:
 _STARTED: list[subprocess.Popen[str]] = []
 
 SERIAL = ("perf", "stress")
-"""Folders of tests that measure time or load the machine: they run alone, after the
-rest, never beside other tests (make test runs ``-m serial`` on its own)."""
+"""Folders of tests that measure or load the machine: they run after the rest, never
+beside its tests. make test runs the instruction gate (which counts instructions, the same
+under any load) beside the stress tests (which mostly wait), and the tests marked
+``alone`` (they measure time) after everything else, on an idle machine."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "serial: runs alone, never beside other tests (perf, stress)")
+    config.addinivalue_line("markers", "serial: runs after the rest, never beside its tests (perf, stress)")
+    config.addinivalue_line("markers", "alone: measures time; runs last, on an idle machine (implies serial)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.parent.name in SERIAL:
+        if item.path.parent.name in SERIAL or item.get_closest_marker("alone") is not None:
             item.add_marker(pytest.mark.serial)
 
 

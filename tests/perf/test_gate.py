@@ -17,6 +17,8 @@ from dualio.lab.drivers import Outcome, Workload
 from dualio.lab.modes import Mode, all_modes
 from tests.conftest import ServerProcess
 
+pytestmark = pytest.mark.alone
+
 N, Y, W = 200, 0.05, 4
 POOL_MODEL = math.ceil(N / W) * Y  # 2.5 s
 

@@ -295,6 +295,7 @@ def test_out_of_file_descriptors_does_not_spin(model: str) -> None:
 # -- cpu sanity for the helpers above --------------------------------------------------
 
 
+@pytest.mark.alone  # a spinner must get most of a core
 def test_cpu_probe_sees_a_busy_process() -> None:
     """cpu_s must notice a spinning process, or the 'does not spin' checks prove nothing."""
     import subprocess
