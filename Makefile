@@ -9,7 +9,7 @@ IMPORT_NAMES := build/import-names/dualio_transports
 # imports unless the bytecode is cached, so the cache is written whatever the shell says.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: bench bench-full demo test test-gate test-stress pythons-ready test-pythons generate perf-baseline clean
+.PHONY: bench bench-full demo test test-gate test-stress test-pythons generate perf-baseline clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,19 +32,17 @@ bench-full: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/dualio demo
 
-# The whole suite on this Python and the contract, fork and unit tests on 3.12 and 3.13,
-# in five steps: the static checks; every test that may run beside others, in 4 workers
-# (--dist loadscope: each file on one worker, but the contract suite's tests spread one by
-# one, tests/conftest.py); at once, the instruction gate (load does not change what it
-# counts), the stress tests (they mostly wait) and the other Pythons' virtualenvs; the other
-# Pythons' suites; last, on an idle machine, the tests that measure time.
+# The whole suite, in four steps: the static checks; every test that may run beside
+# others, in 4 workers (--dist loadscope: each file on one worker, but the contract suite's
+# tests spread one by one, tests/conftest.py); the instruction gate (load does not change
+# what it counts) and the stress tests (they mostly wait) at once; last, on an idle
+# machine, the tests that measure time.
 test: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
 	$(BIN)/python -m pytest -n 4 --dist loadscope -m "not serial"
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-gate test-stress pythons-ready
-	$(BIN)/python -m dualio.devtools.pythons
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-gate test-stress
 	$(BIN)/python -m pytest -m alone
 
 test-gate: $(STAMP) $(IMPORT_NAMES)
@@ -53,10 +51,7 @@ test-gate: $(STAMP) $(IMPORT_NAMES)
 test-stress: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m pytest tests/stress -m "not alone"
 
-pythons-ready: $(STAMP)
-	$(BIN)/python -m dualio.devtools.pythons --install
-
-# only the contract, fork and unit tests on Python 3.12 and 3.13, at once
+# the contract, fork and unit tests on Python 3.12 and 3.13, at once (CI runs it after make test)
 test-pythons: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.pythons
 

@@ -119,33 +119,3 @@ def test_list_names_each_version_found_or_skipped(
     monkeypatch.setenv("PATH", str(tmp_path))
     assert pythons.main(["--versions", "3.99", "--list"]) == 0
     assert capsys.readouterr().out.startswith("SKIPPED Python 3.99: no interpreter (looked in ")
-
-
-def test_install_makes_each_virtualenv_ready_and_fails_on_a_failed_pip(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """make test makes the virtualenvs beside the instruction gate: a pip that fails fails
-    the step and shows pip's output, the other Pythons are still made ready, and a missing
-    one is SKIPPED with where it was looked for."""
-    import subprocess
-    from typing import IO
-
-    def pip(found: Found, log: IO[str] | None = None) -> Path:
-        assert log is not None
-        log.write(f"pip for {found.version}\n")
-        if found.version == "3.93":
-            raise subprocess.CalledProcessError(1, ["pip", "install"])
-        return tmp_path / f"venv-{found.version}"
-
-    monkeypatch.setattr(pythons, "LOGS", tmp_path / "logs")
-    monkeypatch.setattr(pythons, "_venv", pip)
-    missing = Found("3.99", None, ("/nowhere/versions/3.99.*", "python3.99 on the PATH"))
-    failing, fine = Found("3.93", Path("/usr/bin/false"), ()), Found("3.92", Path("/usr/bin/false"), ())
-    assert pythons.install([missing, failing, fine]) == 1
-    out = capsys.readouterr().out
-    assert out.startswith("SKIPPED Python 3.99: no interpreter (looked in /nowhere/versions/3.99.*, ")
-    log = tmp_path / "logs" / "3.93-install.log"
-    assert f"FAILED  Python 3.93: its virtualenv, {log}:\npip for 3.93\n" in out
-    assert "returned non-zero exit status 1" in out
-    assert f"ready   Python 3.92: {tmp_path / 'venv-3.92'}" in out
-    assert pythons.install([missing, fine]) == 0

@@ -1,6 +1,6 @@
 """The suite on every Python the package claims besides the one ``make test`` runs on.
 
-    python -m dualio.devtools.pythons [--versions 3.12,3.13] [--list | --install]
+    python -m dualio.devtools.pythons [--versions 3.12,3.13] [--list]
     python -m dualio.devtools.pythons --lab [--out FOLDER]
 
 For each version it finds an interpreter (pyenv's versions folder, then ``pythonX.Y`` on
@@ -9,9 +9,9 @@ selected), keeps a virtualenv of it in ``.venv-X.Y`` with the package and its te
 installed (made again when pyproject.toml changes), and runs there the suites the package's
 claim rests on (``SUITES``): the contract suite, the fork tests and the unit tests, each
 Python's in xdist workers of its own and the Pythons at once, each one's output in
-``build/pythons/X.Y.log``. ``make test`` runs it after the main Python's suite, having
-made the virtualenvs (``--install``) beside the instruction gate; ``make test-pythons``
-runs it alone.
+``build/pythons/X.Y.log``. ``make test-pythons`` runs it, and CI after ``make test``; it is
+not part of ``make test``, which stays within 8 minutes on 2 cores (docs/results.md says
+what the two Pythons add).
 
 A version with no interpreter is reported SKIPPED with where it was looked for, and so is
 never a silent pass; a failed install or test run fails the command.
@@ -174,32 +174,6 @@ def _skipped(found: Found) -> str:
     return f"SKIPPED Python {found.version}: no interpreter (looked in {', '.join(found.looked)})"
 
 
-def install(found: list[Found]) -> int:
-    """Each found Python's virtualenv made ready, one after the other, each pip's output in
-    ``build/pythons/X.Y-install.log`` (shown when it failed). ``make test`` does it beside
-    the instruction gate, which only counts instructions, so the suites start at once."""
-    LOGS.mkdir(parents=True, exist_ok=True)
-    failed = False
-    for each in found:
-        if each.python is None:
-            print(_skipped(each), flush=True)
-            continue
-        log_path = LOGS / f"{each.version}-install.log"
-        with log_path.open("w") as log:
-            try:
-                venv = _venv(each, log=log)
-            except (OSError, subprocess.CalledProcessError) as exc:
-                log.write(f"\n{exc}\n")
-                venv = None
-        if venv is None:
-            failed = True
-            print(f"FAILED  Python {each.version}: its virtualenv, {log_path}:\n{log_path.read_text()}",
-                  flush=True)
-        else:
-            print(f"ready   Python {each.version}: {venv}", flush=True)
-    return 1 if failed else 0
-
-
 def run(found: list[Found], extra: Sequence[str]) -> int:
     """``SUITES`` on each Python found, all at once: the tests mostly wait (on timeouts, on
     servers), so two Pythons share two cores well. Each one's output goes to
@@ -325,8 +299,6 @@ def main(argv: list[str] | None = None) -> int:
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--versions", default=",".join(VERSIONS), help="comma-separated, e.g. 3.12,3.13")
     parser.add_argument("--list", action="store_true", help="say which interpreters are found, run nothing")
-    parser.add_argument("--install", action="store_true",
-                        help="make each Python's virtualenv ready, run nothing")
     parser.add_argument("--lab", action="store_true",
                         help="the quick lab's goals on each Python, side by side")
     parser.add_argument("--out", type=Path, default=None,
@@ -336,8 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     found = [find(v) for v in args.versions.split(",") if v]
     if args.lab:
         return lab(found, args.out or ROOT / "results" / time.strftime("pythons-%Y%m%d-%H%M%S"))
-    if args.install:
-        return install(found)
     if args.list:
         for each in found:
             print(_skipped(each) if each.python is None else f"found   Python {each.version}: {each.python}")
