@@ -194,9 +194,9 @@ def test_a_silent_peer_is_dropped_and_the_waiting_client_served(
 ) -> None:
     server = impatient_server
     limit = 0.5 if says == "nothing" else 1.0  # the handshake deadline, then the idle timeout
-    sock, _ = connect(server)
+    connected_at = time.monotonic()  # before connect: the server's clock starts at its accept,
+    sock, _ = connect(server)  # which may come before connect() returns here
     with sock:
-        connected_at = time.monotonic()
         if says == "hello-then-nothing":
             handshake(sock)
         answers: list[tuple[float, bytes]] = []
