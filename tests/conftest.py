@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -60,6 +61,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.parent.name in SERIAL or item.get_closest_marker("alone") is not None:
             item.add_marker(pytest.mark.serial)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What is imported and collected stays for the whole run: out of the collector's way.
+    Otherwise each full collection walks it, a pause of up to half a second in a worker of
+    the parallel step (measured with gc.callbacks), and a stall of that length inside a
+    case that times a call reads as a call that overran its timeout."""
+    gc.freeze()
 
 
 SPREAD_FOLDER = "contract"
