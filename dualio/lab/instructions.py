@@ -62,6 +62,7 @@ class Figure:
     spread: float = SPREAD  # how far apart its two estimates may be
     ours: bool = True  # False: what dualio is compared with (asyncio.to_thread); reported, never judged
     seconds: float = 3.0  # about how long its loops take under callgrind (N = 400): balances the processes
+    threads: bool = False  # its calls cross threads: runs after its process's figures that do not
 
     @property
     def is_floor(self) -> bool:
@@ -92,17 +93,19 @@ FIGURES = {figure.name: figure for figure in (
     # next starts (its stack back in the C library's cache) depends on time. Its estimates
     # spread by up to 2 % (seven runs: 0.03-2.1 %); the loops' averages by 0.5 % of their median.
     Figure("emulated-thread", "AsyncClient emulated, a thread per call", "emulated-raw",
-           "emulated_dualio", ("thread",), spread=0.025, seconds=35),
+           "emulated_dualio", ("thread",), spread=0.025, seconds=35, threads=True),
     Figure("emulated-pool", "AsyncClient emulated, one pooled worker", "emulated-raw",
-           "emulated_dualio", ("pool",), seconds=20),
+           "emulated_dualio", ("pool",), seconds=20, threads=True),
     Figure("emulated-callback", "AsyncClient emulated, worker writes, reader answers", "emulated-raw",
-           "emulated_dualio", ("callback",), deterministic=False, seconds=33),
-    Figure("emulated-raw", "the raw blocking call in run_in_executor", None, "emulated_raw", seconds=14),
+           "emulated_dualio", ("callback",), deterministic=False, seconds=33, threads=True),
+    Figure("emulated-raw", "the raw blocking call in run_in_executor", None, "emulated_raw",
+           seconds=14, threads=True),
     Figure("to-thread", "asyncio.to_thread(Client.echo), one pooled worker", "emulated-raw",
-           "to_thread_dualio", ours=False, seconds=15),
-    Figure("portal", "Client(transport='portal').echo", "portal-raw", "portal_dualio", seconds=14),
+           "to_thread_dualio", ours=False, seconds=15, threads=True),
+    Figure("portal", "Client(transport='portal').echo", "portal-raw", "portal_dualio",
+           seconds=14, threads=True),
     Figure("portal-raw", "a raw asyncio call begun by call_soon_threadsafe, a lock waited on", None,
-           "portal_raw", seconds=10),
+           "portal_raw", seconds=10, threads=True),
     Figure("server-1", "reference server (async model) per request, 1 frame per read", "server-1-raw",
            "server_dualio", (1,)),
     Figure("server-1-raw", "minimal protocol-v1 server, 1 frame per read", None, "server_raw", (1,)),
@@ -204,16 +207,20 @@ def _start(
 
 def _split(names: list[str]) -> list[list[str]]:
     """Figures in PROCESSES groups of about equal work: the longest first, each to the
-    group with the least so far; in each group, the figures in their given order. The same
-    figures always share a process: what ran before a loop in its process moves its count
-    a little (the allocator's state), so the groups never depend on the machine."""
+    group with the least so far; in each group, the figures in their given order, those
+    whose calls cross threads last. What ran before a loop in its process moves its count
+    a little (the allocator's state), so the same figures always share a process and the
+    groups never depend on the machine. After a figure with threads that state depends on
+    how its threads took turns, which differs from run to run: server-1 counted 61,457
+    (estimates 0.01 % apart) after figures without threads, and 61,564 and 61,622
+    (0.15-0.20 % apart) after emulated-thread."""
     groups: list[list[str]] = [[] for _ in range(min(PROCESSES, len(names)))]
     loads = [0.0] * len(groups)
     for name in sorted(names, key=lambda name: -FIGURES[name].seconds):
         least = loads.index(min(loads))
         groups[least].append(name)
         loads[least] += FIGURES[name].seconds
-    return [sorted(group, key=names.index) for group in groups]
+    return [sorted(group, key=lambda name: (FIGURES[name].threads, names.index(name))) for group in groups]
 
 
 def _loops(
