@@ -104,8 +104,10 @@ def test_a_stopped_suite_ends_its_pytest(stand_ins: Path) -> None:
     (stand_ins / "logs").mkdir()
     suite = pythons.SuiteRun(slow, 1, [])
     suite.start()
-    while suite.process is None:
+    until = time.monotonic() + 10
+    while suite.process is None and time.monotonic() < until:
         time.sleep(0.01)
+    assert suite.process is not None, suite.last_line()
     started = time.monotonic()
     suite.stop()
     assert suite.wait() != 0
