@@ -85,8 +85,8 @@ def _parser(lab: bool = True) -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="run the lab: executor pools vs coroutines")
     if lab:
-        from dualio.lab import bench as lab_bench
-        from dualio.lab import compare as lab_compare
+        from dualio.lab.bench import command as lab_bench
+        from dualio.lab.compare import command as lab_compare
 
         lab_bench.add_arguments(bench)
         bench_commands = bench.add_subparsers(dest="bench_command", metavar="{compare}")
@@ -188,10 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(config, args.model, args.loop, args.workers, args.shared_socket)
     if args.command == "bench":
         if args.bench_command == "compare":
-            from dualio.lab.compare import run as compare_runs
+            from dualio.lab.compare.command import run as compare_runs
 
             return compare_runs(args)
-        from dualio.lab.bench import run
+        from dualio.lab.bench.command import run
 
         args.argv = arguments
         return run(args)

@@ -32,7 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 
 from dualio import AsyncClient
-from dualio.lab.models import MAX_PROCESSES, one_thread_each
+from dualio.lab.bench.concurrency_models import MAX_PROCESSES, one_thread_each
 from dualio.server.embedded import EmbeddedServer
 from dualio_sync import Client
 
@@ -43,7 +43,7 @@ CHILD = """import sys
 if sys.argv[1] == "gevent":
     from gevent import monkey; monkey.patch_all()
 import json, multiprocessing, runpy, time
-from dualio.lab.models import one_process_each
+from dualio.lab.bench.concurrency_models import one_process_each
 m = runpy.run_path(sys.argv[2])
 host, port, k, delay, exponent = sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), \\
     int(sys.argv[7])

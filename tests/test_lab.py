@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dualio.lab.server_process import ServerProcess as LabServer
+from dualio.lab.bench.server_process import ServerProcess as LabServer
 from dualio_sync import Client
 from tests.conftest import ServerProcess
 
@@ -171,7 +171,7 @@ def test_the_lab_takes_a_refused_connection_for_a_gone_server_at_once() -> None:
     import socket
     import time
 
-    from dualio.lab.bench import server_stats
+    from dualio.lab.bench.command import server_stats
     from dualio_sync import ConnectError
 
     with socket.socket() as probe:
@@ -187,7 +187,7 @@ def test_the_lab_takes_a_refused_connection_for_a_gone_server_at_once() -> None:
 
 def test_a_connect_error_that_is_its_own_cause_is_not_a_refusal() -> None:
     """A transport may raise a ConnectError from itself: following the causes ends."""
-    from dualio.lab.bench import _refused
+    from dualio.lab.bench.command import _refused
     from dualio_sync import ConnectError, RetriesExhausted
 
     looped = ConnectError("cannot connect")
@@ -207,7 +207,7 @@ def test_serve_rejects_a_bad_port() -> None:
 
 
 def test_client_cost_measures_both_faces_against_the_fake_peer(capsys: pytest.CaptureFixture[str]) -> None:
-    from dualio.lab import client_cost
+    from dualio.lab.instructions import client_cost
 
     assert client_cost.main(["--calls", "300", "--rounds", "2", "--in-flight", "10"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -221,7 +221,7 @@ def test_client_cost_measures_both_faces_against_the_fake_peer(capsys: pytest.Ca
 
 @pytest.mark.parametrize("args", [["--calls", "5", "--in-flight", "10"], ["--rounds", "0"]])
 def test_client_cost_refuses_bad_sizes(args: list[str]) -> None:
-    from dualio.lab import client_cost
+    from dualio.lab.instructions import client_cost
 
     with pytest.raises(SystemExit) as info:
         client_cost.main(args)

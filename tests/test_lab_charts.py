@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dualio.lab import charts
-from dualio.lab.modes import all_modes
-from dualio.lab.results import Cell
+from dualio.lab.bench import charts
+from dualio.lab.bench.modes import all_modes
+from dualio.lab.bench.results import Cell
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 Y = 0.05
@@ -182,7 +182,7 @@ STYLE_NAMES = ["sync", "emulated-pool", "asyncio.to_thread", "emulated-pool-w50"
 def test_styles_are_the_same_in_a_fresh_process(seed: str) -> None:
     run = subprocess.run(
         [sys.executable, "-c",
-         "import json, sys; from dualio.lab.charts import style; "
+         "import json, sys; from dualio.lab.bench.charts import style; "
          "print(json.dumps([repr(style(n)) for n in sys.argv[1:]]))", *STYLE_NAMES],
         capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONHASHSEED": seed},
         check=True,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from dualio.cli import main
-from dualio.lab.bench import SLOWDOWN_VARIABLE
-from dualio.lab.metadata import SCHEMA_VERSION
+from dualio.lab.bench.command import SLOWDOWN_VARIABLE
+from dualio.lab.common.metadata import SCHEMA_VERSION
 
 MACHINE = {"cpu_model": "Test CPU", "logical_cpus": 2, "arch": "x86_64"}
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dualio.lab import instructions
-from dualio.lab.instructions import FIGURES, GATED, Count, NotDeterministic, count, judge
+from dualio.lab.instructions import counter as instructions
+from dualio.lab.instructions.counter import FIGURES, GATED, Count, NotDeterministic, count, judge
 
 
 def test_per_call_is_the_difference_of_two_loop_lengths() -> None:

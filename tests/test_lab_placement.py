@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dualio.lab.placement import Placement
+from dualio.lab.bench.placement import Placement
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,

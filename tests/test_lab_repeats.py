@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from dualio.lab import summary
-from dualio.lab.goals import evaluate, judge
-from dualio.lab.metadata import PACKAGES, SCHEMA_VERSION
-from dualio.lab.results import METRICS, Cell, summarise
+from dualio.lab.bench import summary
+from dualio.lab.bench.goals import evaluate, judge
+from dualio.lab.bench.results import METRICS, Cell, summarise
+from dualio.lab.common.metadata import PACKAGES, SCHEMA_VERSION
 
 ROUNDS = 3
 
@@ -255,7 +255,7 @@ def test_ctrl_c_keeps_what_finished(tmp_path: Path) -> None:
 def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
     """A server too busy to answer the lab's first stats call in time is asked again, not
     taken for gone; one that never answers still ends the run."""
-    from dualio.lab.bench import server_stats
+    from dualio.lab.bench.command import server_stats
     from dualio_sync import Client, DualioTimeout
     from dualio_transports.wire.frames import FrameKind
     from dualio_transports.wire.methods import ServerStats
@@ -273,7 +273,7 @@ def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
 
 def test_a_connect_timeout_is_a_limit_also_once_retried() -> None:
     from dualio import ConnectTimeout, DualioTimeout
-    from dualio.lab.machine_limits import is_limit
+    from dualio.lab.bench.machine_limits import is_limit
     from dualio_transports.wire.errors import RetriesExhausted
 
     timeout = ConnectTimeout("the server did not answer the handshake in time")
@@ -290,8 +290,8 @@ def test_the_server_may_have_served_calls_the_client_gave_up_on(served: int, los
     """100 calls, 10 stopped by a limit: the server served the 90 answered ones, and maybe
     some of the 10 whose client gave up after the request left; never fewer, never more
     than 100."""
-    from dualio.lab.drivers import Workload
-    from dualio.lab.results import check_server
+    from dualio.lab.bench.results import check_server
+    from dualio.lab.bench.workloads import Workload
     from dualio_transports.wire.methods import ServerStats
 
     cell = Cell("echo", "N=100", "native-asyncio", "threaded", 100, 100, 0.1)

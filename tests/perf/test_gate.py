@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from dualio.lab.drivers import Outcome, Workload
-from dualio.lab.modes import Mode, all_modes
+from dualio.lab.bench.modes import Mode, all_modes
+from dualio.lab.bench.workloads import Outcome, Workload
 from tests.conftest import ServerProcess
 
 pytestmark = pytest.mark.alone

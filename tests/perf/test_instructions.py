@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dualio.lab import instructions
-from dualio.lab.instructions import Count, baseline_key, judge, read_baseline
+from dualio.lab.instructions import counter as instructions
+from dualio.lab.instructions.counter import Count, baseline_key, judge, read_baseline
 
 BASELINE = Path(__file__).with_name("instructions.json")
 
@@ -60,7 +60,7 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Count]
     calls' time, and a call's path depends a little on time (the idle check)."""
     folder = tmp_path_factory.mktemp("injected")
     (folder / "sitecustomize.py").write_text(INJECTED)
-    root = Path(instructions.__file__).resolve().parents[2]
+    root = Path(instructions.__file__).resolve().parents[3]
     now = instructions.run(list(instructions.GATED))
     slower = instructions.run(["sync"], env={"PYTHONPATH": f"{folder}:{root}"})
     return now, slower

@@ -242,7 +242,7 @@ def measure(
         return {"error": f"calls must be >= 1 and delay >= 0, got {calls} and {delay}"}
     code = (
         ("from gevent import monkey; monkey.patch_all()\n" if model == "gevent" else "")
-        + "import json, sys\nfrom dualio.lab.models import _run\n"
+        + "import json, sys\nfrom dualio.lab.bench.concurrency_models import _run\n"
         + f"print(json.dumps(_run({model!r}, {host!r}, {port}, {calls}, {delay})))\n"
     )
     try:

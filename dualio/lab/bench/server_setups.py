@@ -10,7 +10,7 @@ what its own figures at 10,000 show. ``blob`` runs against source 5's three:
 async, one-at-a-time (``sequential``) and a cluster of one-at-a-time servers, here
 two processes, one per core (``sequential-x2``); and the threaded model besides.
 ``server`` runs the async server beside ``floor``, the lab's minimal hand-written
-asyncio echo server (:mod:`dualio.lab.server_peer`), so that the reference server's
+asyncio echo server (:mod:`dualio.lab.peers.asyncio_server`), so that the reference server's
 CPU per request is a ratio to what the protocol costs a Python server with nothing
 added. Other scenarios measure clients, against the async server.
 """
@@ -40,7 +40,8 @@ SETUPS = {
         ServerSetup("sequential-x2", "sequential", workers=2,
                     about="two one-at-a-time server processes sharing the port"),
         ServerSetup("floor", "peer",
-                    about="the lab's minimal asyncio echo server (dualio.lab.server_peer), no limits"),
+                    about="the lab's minimal asyncio echo server (dualio.lab.peers.asyncio_server), "
+                          "no limits"),
     )
 }
 ECHO_SETUPS = ("async", "threaded", "threaded-backlog5")

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dualio.lab import summary
-from dualio.lab.goals import Goal
-from dualio.lab.results import Cell
+from dualio.lab.bench import summary
+from dualio.lab.bench.goals import Goal
+from dualio.lab.bench.results import Cell
 
 WIDTH = 100
 # What the terminal shows; the files have every column. Metrics in SPREAD show "median ±x%".

@@ -13,7 +13,7 @@ from types import TracebackType
 
 import trio
 
-from dualio.lab.peer_frames import HEADER, HELLO_FRAME, RESPONSE, WELCOME, echo_request
+from dualio.lab.peers.handwritten_frames import HEADER, HELLO_FRAME, RESPONSE, WELCOME, echo_request
 
 
 class _Waiter:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dualio.lab.metadata import SCHEMA_VERSION
+from dualio.lab.common.metadata import SCHEMA_VERSION
 
 HIGHER_IS_BETTER = ("ops_per_s", "mb_per_s")
 LOWER_IS_BETTER = ("wall_s", "p50_ms", "p99_ms", "client_cpu_us", "server_cpu_us")

@@ -3,7 +3,7 @@
 Each goal is a ratio (or a difference) between two cells of the same run, computed
 round by round — both cells were measured in the same round, so drift hits them
 alike — then summarised like a cell: the median of the rounds and a spread around
-it (see :mod:`dualio.lab.summary`). The verdict is taken on the median, unless the
+it (see :mod:`dualio.lab.bench.summary`). The verdict is taken on the median, unless the
 spread straddles the target: then the run cannot tell, and says so.
 """
 
@@ -14,12 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from dualio.lab import summary
-from dualio.lab.results import Cell
+from dualio.lab.bench import summary
+from dualio.lab.bench.results import Cell
 
 Verdict = Literal["met", "missed", "inconclusive", "not measured"]
 Direction = Literal["at least", "at most", "within"]
-VERDICTS: tuple[Verdict, ...] = ("met", "missed", "inconclusive", "not measured")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from dualio.lab.machine_limits import explain, is_limit
+from dualio.lab.bench.machine_limits import explain, is_limit
 from dualio_transports.running_loop import LoopHandle
 
 

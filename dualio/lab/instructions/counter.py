@@ -5,7 +5,7 @@
 
 Time per call on a shared 2-core machine spreads by 10-20 % between rounds; the
 instructions a process executes do not depend on what else the machine does. Each
-figure runs one of :mod:`dualio.lab.call_loops` on its fake peer, under
+figure runs one of :mod:`dualio.lab.instructions.call_loops` on its fake peer, under
 ``valgrind --tool=callgrind``, four times: N calls, 2N, N, 2N. The loop reads a
 marker (``os.getpgrp``) just before its first call and just after its last, and
 callgrind dumps its counts at every marker (``--dump-before=os_getpgrp``), so each
@@ -56,7 +56,7 @@ class Figure:
     name: str
     what: str
     floor: str | None  # the raw loop beside it; None for a raw loop itself
-    loop: str  # a function of dualio.lab.call_loops: (calls, *args, clock) -> per call
+    loop: str  # a function of dualio.lab.instructions.call_loops: (calls, *args, clock) -> per call
     args: tuple[object, ...] = ()
     deterministic: bool = True  # False: threads race for each answer; reported, never judged
     spread: float = SPREAD  # how far apart its two estimates may be
@@ -69,7 +69,7 @@ class Figure:
         return self.floor is None
 
     def run(self, calls: int, clock: Callable[[], float]) -> float:
-        from dualio.lab import call_loops
+        from dualio.lab.instructions import call_loops
 
         loop = getattr(call_loops, self.loop)
         if inspect.iscoroutinefunction(loop):
@@ -242,7 +242,7 @@ def _loops(
 def _compile_first() -> None:
     """Byte-compile the project before it runs under callgrind: on a fresh clone the
     measured processes would otherwise compile every module, 50 times slower there."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     for package in ("dualio", "dualio_sync", "transports"):
         compileall.compile_dir(root / package, quiet=2)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dualio.lab.drivers import Workload
-from dualio.lab.modes import THREAD_FLOOR, Mode, all_modes
-from dualio.lab.operations import Blob, Echo, Operation, SetUp, Upper, WordCount
-from dualio.lab.results import Cell, pool_model
-from dualio.lab.server_setups import BLOB_SETUPS, ECHO_SETUPS, FLOOR_SETUPS, SETUPS
+from dualio.lab.bench.modes import THREAD_FLOOR, Mode, all_modes
+from dualio.lab.bench.operations import Blob, Echo, Operation, SetUp, Upper, WordCount
+from dualio.lab.bench.results import Cell, pool_model
+from dualio.lab.bench.server_setups import BLOB_SETUPS, ECHO_SETUPS, FLOOR_SETUPS, SETUPS
+from dualio.lab.bench.workloads import Workload
 
 PORTAL_FDS = 1
 """Open files of one portal client: its socket (the loop thread, its selector and wake-up

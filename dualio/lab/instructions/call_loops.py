@@ -1,6 +1,6 @@
 """The measured loops: N echo calls through one way of calling, on a fake peer.
 
-Each loop sets up its client (or server) on a fake peer (:mod:`dualio.lab.fake_peers`),
+Each loop sets up its client (or server) on a fake peer (:mod:`dualio.lab.instructions.fake_peers`),
 reads ``clock()`` just before its first call and just after its last, tears down, and
 returns the clock's difference per call. ``client_cost`` passes ``time.process_time``;
 ``instructions`` passes a marker that callgrind dumps its counts at, so the counts
@@ -21,8 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from dualio.client import AsyncClient
-from dualio.lab import peer_frames
-from dualio.lab.fake_peers import (
+from dualio.lab.instructions.fake_peers import (
     ECHO_REQUEST,
     PAYLOAD,
     FakeSocket,
@@ -36,6 +35,7 @@ from dualio.lab.fake_peers import (
     blocking_connection,
     with_id,
 )
+from dualio.lab.peers import handwritten_frames
 from dualio.server.async_model import _Connection
 from dualio.server.config import ServerConfig
 from dualio_sync.client import Client
@@ -193,14 +193,14 @@ def trio_raw(calls: int, in_flight: int, clock: Clock) -> float:
     """The lab's hand-written trio client (a reader task, a writer task) on a fake stream."""
     trio = _seeded_trio()
 
-    from dualio.lab.trio_peer import TrioPeer
+    from dualio.lab.peers.trio_client import TrioPeer
 
     async def main() -> float:
         async with trio.open_nursery() as tasks:
             peer = TrioPeer(FakeTrioStream(), tasks)  # type: ignore[arg-type]
             tasks.start_soon(peer._read)
             tasks.start_soon(peer._write)
-            peer._send(peer_frames.HELLO_FRAME)
+            peer._send(handwritten_frames.HELLO_FRAME)
             await peer._welcome.wait()
             per_call = await _per_call_trio(lambda: peer.echo(PAYLOAD), calls, in_flight, clock)
             tasks.cancel_scope.cancel()

@@ -1,6 +1,6 @@
 """The client's own CPU per call, with no server: both faces against a fake peer.
 
-    python -m dualio.lab.client_cost [--calls 20000] [--rounds 7] [--in-flight 100]
+    python -m dualio.lab.instructions.client_cost [--calls 20000] [--rounds 7] [--in-flight 100]
 
 A server, a kernel and a scheduler make loopback timings noisy and mix their
 cost into the client's. Here the peer is fake: it answers in the client's own
@@ -26,7 +26,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from dualio.lab.call_loops import native_dualio, native_raw, sync_dualio, sync_raw
+from dualio.lab.instructions.call_loops import native_dualio, native_raw, sync_dualio, sync_raw
 
 CLOCK = time.process_time
 
@@ -64,7 +64,8 @@ def measure(calls: int, rounds: int, in_flight: int) -> list[Figure]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m dualio.lab.client_cost", description="the client's own CPU per call, no server"
+        prog="python -m dualio.lab.instructions.client_cost",
+        description="the client's own CPU per call, no server",
     )
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=7)

@@ -40,10 +40,6 @@ def method(rounds: int) -> str:
     return "range (lowest to highest)"
 
 
-def short_method(rounds: int) -> str:
-    return "bootstrap-ci95" if rounds >= BOOTSTRAP_MIN_ROUNDS else "range"
-
-
 @cache
 def _middle_ranks(count: int) -> tuple[tuple[int, int], ...]:
     """For each bootstrap resample of ``count`` values, the sorted ranks its median sits between.

@@ -15,9 +15,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from dualio.lab import summary
-from dualio.lab.modes import all_modes
-from dualio.lab.results import Cell
+from dualio.lab.bench import summary
+from dualio.lab.bench.modes import all_modes
+from dualio.lab.bench.results import Cell
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,7 +58,7 @@ class Style:
         return {"full": None, "none": "///"}.get(self.fill, "..")
 
 
-# The modes of dualio.lab.modes.all_modes, in its order. Peers are hollow and dash-dot, so
+# The modes of dualio.lab.bench.modes.all_modes, in its order. Peers are hollow and dash-dot, so
 # where a dualio mode coincides with one (emulated-pool with asyncio.to_thread: the same
 # executor), the filled marker shows inside the hollow one and the line between its dashes.
 STYLES: dict[str, Style] = {
@@ -120,7 +120,7 @@ FAMILIES = {mode.name: mode.family for mode in all_modes()}
 
 
 def model_kind(mode: str) -> str:
-    """Which model the lab gives a mode's fan-out cells (dualio.lab.scenarios, bench)."""
+    """Which model the lab gives a mode's fan-out cells (dualio.lab.bench.scenarios, bench)."""
     family = FAMILIES.get(mode)
     if family == "sync":
         return SEQUENTIAL_MODEL
@@ -484,9 +484,9 @@ def load_cells(path: Path) -> list[Cell]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m dualio.lab.charts RESULTS_JSON [FOLDER]``: redraw a run's charts."""
+    """``python -m dualio.lab.bench.charts RESULTS_JSON [FOLDER]``: redraw a run's charts."""
     if len(argv) not in (1, 2):
-        print("usage: python -m dualio.lab.charts RESULTS_JSON [FOLDER]", file=sys.stderr)
+        print("usage: python -m dualio.lab.bench.charts RESULTS_JSON [FOLDER]", file=sys.stderr)
         return 2
     source = Path(argv[0])
     folder = Path(argv[1]) if len(argv) == 2 else source.parent

@@ -1,7 +1,7 @@
 """What one "call" of a scenario does, on either face, and how its answer is checked.
 
-An operation returns True when the answer is exactly what was asked for; the
-drivers count every False as a wrong answer.
+An operation returns True when the answer is exactly what was asked for; a workload's
+run (:mod:`dualio.lab.bench.workloads`) counts every False as a wrong answer.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import cast
 
-from dualio.lab.peer_frames import HEADER, HELLO_FRAME, RESPONSE, WELCOME, echo_request
+from dualio.lab.peers.handwritten_frames import HEADER, HELLO_FRAME, RESPONSE, WELCOME, echo_request
 
 
 class PeerProtocol(asyncio.Protocol):

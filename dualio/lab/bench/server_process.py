@@ -115,8 +115,9 @@ class ServerProcess:
         self._process: subprocess.Popen[str] | None = None
 
     def _command(self) -> list[str]:
-        if self.model == "peer":  # the lab's minimal server (dualio.lab.server_peer)
-            return [sys.executable, "-m", "dualio.lab.server_peer", "--host", self.host, "--port", "0"]
+        if self.model == "peer":  # the lab's minimal server (dualio.lab.peers.asyncio_server)
+            return [sys.executable, "-m", "dualio.lab.peers.asyncio_server",
+                    "--host", self.host, "--port", "0"]
         return [sys.executable, "-m", "dualio", "serve", "--host", self.host, "--port", "0",
                 "--model", self.model, "--handshake-timeout", "60",
                 *(["--workers", str(self.workers)] if self.workers > 1 else []), *self.options]

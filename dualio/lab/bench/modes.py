@@ -23,9 +23,10 @@ from typing import Any, cast
 import anyio
 
 from dualio import AsyncClient, ConnectError
-from dualio.lab import anchors, asyncio_peer
-from dualio.lab.drivers import Outcome, SyncCall, Workload, drive_async, drive_threads
-from dualio.lab.operations import Blob, Echo, Operation, payload
+from dualio.lab.bench import anchors
+from dualio.lab.bench.operations import Blob, Echo, Operation, payload
+from dualio.lab.bench.workloads import Outcome, SyncCall, Workload, drive_async, drive_threads
+from dualio.lab.peers import asyncio_client
 from dualio_sync import Client
 from dualio_transports.emulation.adapter import default_workers
 from dualio_transports.wire.blob import blob_bytes
@@ -78,7 +79,7 @@ class Mode:
     workers: int | None = None  # W, for modes bounded by a pool
     client_options: dict[str, Any] = field(default_factory=dict)
     needs: str = ""  # an optional module this mode needs
-    through: str = ""  # an anchor (dualio.lab.anchors) the native AsyncClient is called through
+    through: str = ""  # an anchor (dualio.lab.bench.anchors) the native AsyncClient is called through
     python: tuple[int, int] = (3, 11)  # the oldest Python that has what the mode needs
 
     def missing(self) -> str:
@@ -209,7 +210,7 @@ def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload, op: Oper
     async def main() -> Outcome:
         if op.per_request_connection:
             async def connected_call(index: int) -> bool:
-                own = await asyncio_peer.connect(host, port)
+                own = await asyncio_client.connect(host, port)
                 try:
                     sent = payload(index)
                     return await own.echo(sent, work.delay) == sent
@@ -218,7 +219,7 @@ def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload, op: Oper
                     own.transport.close()
 
             return await drive_async(connected_call, work)
-        peer = await asyncio_peer.connect(host, port)
+        peer = await asyncio_client.connect(host, port)
 
         async def call(index: int) -> bool:
             sent = payload(index)
@@ -234,7 +235,7 @@ def _run_asyncio_peer(mode: Mode, host: str, port: int, work: Workload, op: Oper
 
 
 def _run_trio_peer(mode: Mode, host: str, port: int, work: Workload, op: Operation) -> Outcome:
-    from dualio.lab.trio_peer import TrioPeer
+    from dualio.lab.peers.trio_client import TrioPeer
 
     async def main() -> Outcome:
         if op.per_request_connection:

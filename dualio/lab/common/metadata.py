@@ -39,7 +39,8 @@ def git_checkout() -> tuple[str | None, bool | None]:
     dualio is not running from one (an installed copy inside some other repository
     does not count)."""
     top = _git("rev-parse", "--show-toplevel")
-    if not top or Path(top, "dualio", "lab", Path(__file__).name).resolve() != Path(__file__).resolve():
+    here = Path(__file__).resolve()
+    if not top or Path(top, "dualio", "lab", "common", here.name).resolve() != here:
         return None, None
     commit = _git("rev-parse", "HEAD")
     changes = _git("status", "--porcelain", "--untracked-files=no")

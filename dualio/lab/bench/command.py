@@ -2,7 +2,7 @@
 
 Round r measures every cell once, in the same order, before round r + 1 starts, so
 drift on the machine (a neighbour's load, a warming CPU) hits every mode alike. A
-cell keeps the median of its rounds and a spread around it (:mod:`dualio.lab.summary`).
+cell keeps the median of its rounds and a spread around it (:mod:`dualio.lab.bench.summary`).
 """
 
 from __future__ import annotations
@@ -24,16 +24,14 @@ from typing import Any, Protocol
 import anyio
 
 from dualio import AsyncClient
-from dualio.lab import charts, metadata, report, server_setups, summary
-from dualio.lab import models as model_runs
-from dualio.lab.drivers import Workload
-from dualio.lab.goals import evaluate, print_goals
-from dualio.lab.modes import THREAD_FLOOR, Mode, all_modes
-from dualio.lab.operations import Echo, Operation, WordCount
-from dualio.lab.placement import Placement
-from dualio.lab.results import METRICS, Cell, check_server, fill, pool_model, summarise
-from dualio.lab.sampler import PeakSampler
-from dualio.lab.scenarios import (
+from dualio.lab.bench import charts, concurrency_models, report, server_setups, summary
+from dualio.lab.bench.goals import evaluate, print_goals
+from dualio.lab.bench.modes import THREAD_FLOOR, Mode, all_modes
+from dualio.lab.bench.operations import Echo, Operation, WordCount
+from dualio.lab.bench.placement import Placement
+from dualio.lab.bench.results import METRICS, Cell, check_server, fill, pool_model, summarise
+from dualio.lab.bench.sampler import PeakSampler
+from dualio.lab.bench.scenarios import (
     SCENARIOS,
     Job,
     Plan,
@@ -48,7 +46,9 @@ from dualio.lab.scenarios import (
     throughput,
     wordcount,
 )
-from dualio.lab.server_process import ServerProcess, ServerProcessError
+from dualio.lab.bench.server_process import ServerProcess, ServerProcessError
+from dualio.lab.bench.workloads import Workload
+from dualio.lab.common import metadata
 from dualio.server.limits import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
 from dualio_transports.wire.methods import ServerStats
@@ -428,7 +428,7 @@ class Lab:
     def model_round(self, model: str, templates: tuple[Cell, Cell], server: str) -> list[Cell]:
         cpu_cell, io_cell = (_fresh(t) for t in templates)
         host, port = self.addresses[server]
-        result = model_runs.measure(model, host, port, self.plan.models_calls, self.plan.models_delay)
+        result = concurrency_models.measure(model, host, port, self.plan.models_calls, self.plan.models_delay)
         if "error" in result:
             for cell in (cpu_cell, io_cell):
                 cell.errors, cell.note = 1, str(result["error"])
@@ -474,21 +474,21 @@ def _units(lab: Lab, scenarios: Sequence[str], modes: list[Mode], rounds: Rounds
         units.append(_job_unit(lab, job, mine, rounds.for_cell(job.cell)))
     if "models" in scenarios:
         server = server_models[0]
-        for model in model_runs.MODELS:
+        for model in concurrency_models.MODELS:
             templates = (Cell("models", "CPU-bound", model, server, plan.models_calls,
                               plan.models_calls, 0.0),
                          Cell("models", "I/O-bound", model, server, plan.models_calls,
                               plan.models_calls, plan.models_delay))
             if model == "sequential":
                 templates[1].model_s = plan.models_calls * plan.models_delay
-            elif model == model_runs.PROCESS_POOL:
-                templates[1].model_s = pool_model(plan.models_calls, model_runs.POOL_WORKERS,
+            elif model == concurrency_models.PROCESS_POOL:
+                templates[1].model_s = pool_model(plan.models_calls, concurrency_models.POOL_WORKERS,
                                                   plan.models_delay)
             for t in templates:
-                t.note = model_runs.NOTES.get(model, "")
+                t.note = concurrency_models.NOTES.get(model, "")
             pair = [CellRounds(t) for t in templates]
             series += pair
-            reason = model_runs.missing(model)
+            reason = concurrency_models.missing(model)
             if reason:
                 for t in templates:
                     t.skipped, t.note = True, f"skipped: {reason}"

@@ -6,7 +6,7 @@ its data (after its delay), nothing else. No limits, no checks, no counters, no
 goodbye: what the protocol costs a Python server with nothing added. It lives in the
 lab on purpose; it is not a server anyone should run.
 
-    python -m dualio.lab.server_peer --port 0    # prints "listening on HOST:PORT"
+    python -m dualio.lab.peers.asyncio_server --port 0    # prints "listening on HOST:PORT"
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import signal
 import struct
 from typing import cast
 
-from dualio.lab.peer_frames import HEADER, HELLO, REQUEST, RESPONSE, WELCOME
+from dualio.lab.peers.handwritten_frames import HEADER, HELLO, REQUEST, RESPONSE, WELCOME
 
 _WELCOME = HEADER.pack(5 + 6, WELCOME, 0) + struct.pack(">HI", 1, 16 * 1024 * 1024)
 _ECHO = b"\x04echo"

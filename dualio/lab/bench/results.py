@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from dualio.lab import summary
-from dualio.lab.drivers import Outcome, Workload
+from dualio.lab.bench import summary
+from dualio.lab.bench.workloads import Outcome, Workload
 from dualio_transports.wire.methods import ServerStats
 
 # The numeric fields measured once per round; a cell holds their median over its rounds.
