@@ -37,17 +37,15 @@ from collections import deque
 from collections.abc import Callable
 from typing import cast
 
+from dualio.server.accept_backoff import PEER_ERRNOS, AcceptBackoff
+from dualio.server.admission import Admission
 from dualio.server.config import ServerConfig
-from dualio.server.limits import (
-    PEER_ERRNOS,
-    AcceptBackoff,
-    BusyLog,
-    busy_refusal,
-    listeners,
-    raise_fd_limit,
-    refuse_socket,
-)
+from dualio.server.fd_limit import raise_fd_limit
+from dualio.server.handshake_deadline import drop_late_peer, handshake_deadline
+from dualio.server.idle_timeout import Idleness, idle_check, log_idle_close
+from dualio.server.listening import listeners
 from dualio.server.service import Counters, Reply, UnknownMethod, WordStream, plan
+from dualio.server.socket_refusal import refuse_socket
 from dualio_transports.wire import methods
 from dualio_transports.wire.errors import ErrorCode
 from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
@@ -124,7 +122,7 @@ class _Connection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
         self._made = True
         self._transport.set_write_buffer_limits(high=self._config.write_buffer_high)
-        deadline = self.accepted_at + self._config.handshake_timeout
+        deadline = handshake_deadline(self._config, self.accepted_at)
         self._timer = self._loop.call_at(deadline, self._on_timer)
 
     def not_started(self, exc: BaseException) -> bool:
@@ -208,31 +206,24 @@ class _Connection(asyncio.Protocol):
         if transport is None or proto.closing:
             return
         if not proto.handshaken:
-            reason = f"no HELLO within {self._config.handshake_timeout:.1f}s of accept"
-            log.warning("%s: %s, closing", self._peer, reason)
-            proto.abort(reason)
+            drop_late_peer(self._config, proto, self._peer)
             self._cancel_all()
             transport.abort()
             return
-        idle = self._config.idle_timeout
-        now = self._loop.time()
-        if self._write_paused:
-            since, what = self._paused_at, "the peer read none of the answers"
-        elif self._work:
-            since, what = now, ""
-        else:
-            since, what = self._last_rx, "idle"
-        if now - since < idle:
-            self._timer = self._loop.call_at(since + idle, self._on_timer)
+        why = idle_check(self._config, self._loop.time(), last_received=self._last_rx,
+                         in_flight=bool(self._work),
+                         stalled_since=self._paused_at if self._write_paused else None)
+        if not isinstance(why, Idleness):
+            self._timer = self._loop.call_at(why, self._on_timer)
             return
-        log.warning("%s: %s for %.0fs, closing", self._peer, what, idle)
-        if self._write_paused:  # nothing more can be sent: the buffer is not draining
+        log_idle_close(self._config, self._peer, why)
+        if why.says_goodbye:
+            self._write(proto.goodbye())
+            self._close("idle", log_it=False)
+        else:
             proto.connection_lost()
             self._cancel_all()
             transport.abort()
-        else:
-            self._write(proto.goodbye())
-            self._close("idle", log_it=False)
 
     # -- reading ---------------------------------------------------------------
 
@@ -550,7 +541,7 @@ class AsyncServer:
         self._connections: set[_Connection] = set()
         self._starting: set[asyncio.Task[object]] = set()
         self._backoff = AcceptBackoff()
-        self._busy = BusyLog(config.max_connections)
+        self._admission = Admission(config)
         self._resume: asyncio.TimerHandle | None = None
 
     @property
@@ -601,10 +592,8 @@ class AsyncServer:
     def _accepted(self, loop: asyncio.AbstractEventLoop, sock: socket.socket, address: object) -> None:
         now = loop.time()
         config = self.config
-        if len(self._connections) >= config.max_connections:
-            self._busy.refused(now)
-            # Over TLS the refusal would cost a handshake: close without a word.
-            refuse_socket(sock, b"" if config.tls else busy_refusal(config.counters))
+        if not self._admission.admits(len(self._connections)):
+            refuse_socket(sock, self._admission.refusal(now))
             return
         sock.setblocking(False)
         conn = _Connection(config, loop, now, _peer_name(address), self._connections.discard)

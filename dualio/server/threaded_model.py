@@ -24,17 +24,15 @@ import threading
 import time
 from collections import deque
 
+from dualio.server.accept_backoff import PEER_ERRNOS, AcceptBackoff
+from dualio.server.admission import Admission
 from dualio.server.config import ServerConfig
-from dualio.server.limits import (
-    PEER_ERRNOS,
-    AcceptBackoff,
-    BusyLog,
-    busy_refusal,
-    listeners,
-    raise_fd_limit,
-    refuse_socket,
-)
+from dualio.server.fd_limit import raise_fd_limit
+from dualio.server.handshake_deadline import drop_late_peer, handshake_deadline
+from dualio.server.idle_timeout import Idleness, idle_socket_timeout, log_idle_close
+from dualio.server.listening import listeners
 from dualio.server.service import Reply, UnknownMethod, WordStream, plan
+from dualio.server.socket_refusal import refuse_socket
 from dualio_transports.wire import methods
 from dualio_transports.wire.errors import ErrorCode
 from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
@@ -86,7 +84,7 @@ class _Handler:
         peer = self.peer
         proto = ServerProtocol(token=config.token, max_frame_size=config.max_frame_size,
                                on_error=counters.error)
-        deadline = self.accepted_at + config.handshake_timeout
+        deadline = handshake_deadline(config, self.accepted_at)
         sock = self.sock
         counters.connection_opened()
         server.track(sock, True)
@@ -111,13 +109,10 @@ class _Handler:
                     server.track(sock, True)
             self._serve(sock, proto, deadline)
         except _HandshakeDeadline:
-            reason = f"no HELLO within {config.handshake_timeout:.1f}s of accept"
-            log.warning("%s: %s, closing", peer, reason)
-            proto.abort(reason)
+            drop_late_peer(config, proto, peer)
         except _PeerGone as gone:
             if isinstance(gone.cause, TimeoutError):
-                log.warning("%s: the peer read none of the answers for %.0fs, closing", peer,
-                            config.idle_timeout)
+                log_idle_close(config, peer, Idleness.STALLED)
             else:
                 log.warning("%s: connection lost: %s", peer, gone.cause)
         except OSError as exc:
@@ -149,7 +144,7 @@ class _Handler:
             except TimeoutError:
                 if not proto.handshaken:
                     raise _HandshakeDeadline() from None
-                log.warning("%s: idle for %.0fs, closing", peer, config.idle_timeout)
+                log_idle_close(config, peer, Idleness.IDLE)
                 sock.settimeout(1.0)
                 _send(sock, proto.goodbye())
                 return
@@ -164,7 +159,7 @@ class _Handler:
             if proto.closing:  # requests read with the bad frame are dropped (protocol.md §5.1)
                 break
             if proto.handshaken and not was_handshaken:
-                sock.settimeout(config.idle_timeout or None)
+                sock.settimeout(idle_socket_timeout(config))
             self._queued.extend(event for event in events if type(event) is Request)
             while self._queued and not proto.closing:
                 self._request(sock, proto, self._queued.popleft())
@@ -276,7 +271,7 @@ class ThreadedServer:
         self._socks: set[socket.socket] = set()
         self._open = 0
         self._backoff = AcceptBackoff()
-        self._busy = BusyLog(config.max_connections)
+        self._admission = Admission(config)
 
     def start(self) -> int:
         raise_fd_limit()
@@ -313,14 +308,12 @@ class ThreadedServer:
 
     def _accepted(self, sock: socket.socket, address: object) -> None:
         now = time.monotonic()
-        config = self.config
         with self._lock:
-            full = self._open >= config.max_connections
-            if not full:
+            admitted = self._admission.admits(self._open)
+            if admitted:
                 self._open += 1
-        if full:
-            self._busy.refused(now)
-            refuse_socket(sock, b"" if config.tls else busy_refusal(config.counters))
+        if not admitted:
+            refuse_socket(sock, self._admission.refusal(now))
             return
         sock.settimeout(None)
         handler = _Handler(self, sock, address, now)

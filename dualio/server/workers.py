@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from types import FrameType
 
 from dualio.server.config import ServerConfig, check_workers
-from dualio.server.limits import listen
+from dualio.server.listening import listen
 from dualio.server.shared_counters import CounterTable
 
 log = logging.getLogger("dualio.server")

@@ -49,7 +49,7 @@ from dualio.lab.bench.scenarios import (
 from dualio.lab.bench.server_process import ServerProcess, ServerProcessError
 from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
-from dualio.server.limits import raise_fd_limit
+from dualio.server.fd_limit import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
 from dualio_transports.wire.methods import ServerStats
 
