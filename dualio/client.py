@@ -28,6 +28,7 @@ from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import calls
+from dualio_transports.wire.deadline import seconds_left
 from dualio_transports.wire.errors import ConnectError, UsageError
 from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
@@ -113,24 +114,24 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
         self._opened = True
         self._loop = loop
         if not self._lazy:
-            self._conn = await self._connect(calls.deadline(self._options.connect_timeout))
+            self._conn = await self._connect(self._options.connect_deadline())
             self._life.connected()
         return self
 
     async def _connect(self, until: float) -> AsyncTransport:
-        """One attempt, within ``connect_timeout`` and the caller's deadline."""
-        options = self._options.within(until)
+        """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
+        options = self._options
         self._life.connecting()
         conn: AsyncTransport
         if self.transport == "emulated":
             conn = await EmulatedConnection.connect(
-                options, strategy=self.emulation, max_workers=self._max_workers,
+                options, until, strategy=self.emulation, max_workers=self._max_workers,
                 executor=self._executor,
             )
         elif self.transport == "native" and self._loop is not None and self._loop.backend == "asyncio":
-            conn = await AsyncioConnection.connect(options)
+            conn = await AsyncioConnection.connect(options, until)
         else:
-            conn = await AnyioConnection.connect(options)
+            conn = await AnyioConnection.connect(options, until)
         return conn
 
     @property
@@ -193,7 +194,7 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
         if lock is None:
             lock = self._lock = anyio.Lock()
         try:
-            with anyio.fail_after(calls.remaining(until)):
+            with anyio.fail_after(seconds_left(until)):
                 await lock.acquire()
         except TimeoutError:
             raise calls.call_timeout() from None
@@ -210,7 +211,7 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
             with anyio.CancelScope() as connecting:
                 self._connecting = connecting  # aclose() cancels it
                 try:
-                    fresh = await self._connect(until)
+                    fresh = await self._connect(self._options.connect_deadline(until))
                 except ConnectError as exc:
                     self._life.connect_failed(exc)
                     raise

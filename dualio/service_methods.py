@@ -29,7 +29,7 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.wire import methods
-from dualio_transports.wire.calls import deadline, timeout_left
+from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
 from dualio_transports.wire.methods import ServerStats
 
@@ -114,8 +114,7 @@ class AsyncServiceMethods:
 
     async def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
         """Round-trip time to the server, in seconds."""
-        timeout = pick_timeout(timeout, self.timeout)
-        return await self._attempts(_PING, timeout, deadline(timeout))
+        return await self._attempts(_PING, deadline(pick_timeout(timeout, self.timeout)))
 
     async def call(
         self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
@@ -125,29 +124,22 @@ class AsyncServiceMethods:
         return await self._call(methods.raw(method, payload), timeout)
 
     async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
-        timeout = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
+        until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
         if self.on_request is not None or self.on_response is not None:
-            return await self._attempts(op, timeout, deadline(timeout))
-        started = time.monotonic()
+            return await self._attempts(op, until)
         sent: list[int] = []
         try:
-            transport = self._ready_transport()
-            left = timeout
-            if transport is None:
-                until = deadline(timeout, started)
-                transport = await self._reconnect(until)
-                left = timeout_left(until)  # connecting took part of it
-            return await transport.call(op, left, sent=sent)
+            transport = self._ready_transport() or await self._reconnect(until)
+            return await transport.call(op, until, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
                 raise _named(exc, op.method, sent) from exc.__cause__
-            return await self._attempts(op, timeout, deadline(timeout, started), exc)
+            return await self._attempts(op, until, exc)
 
     async def _attempts(
-        self, op: methods.Call[T] | _Ping, timeout: float | None, until: float,
-        error: DualioError | None = None,
+        self, op: methods.Call[T] | _Ping, until: float, error: DualioError | None = None,
     ) -> T:
-        """Send ``op`` (after a first try that failed with ``error``, if given), and again
+        """Send ``op`` by ``until`` (after a first try that failed with ``error``, if given), and again
         while the retry policy allows and it is safe; tell the user's hooks before each
         try and after the last."""
         started = time.perf_counter()
@@ -183,11 +175,10 @@ class AsyncServiceMethods:
                     notify(on_request, CallStarted(op.method, len(op.args), tries, number))
                 try:
                     transport = self._ready_transport() or await self._reconnect(until)
-                    left = timeout_left(until)
                     if isinstance(op, _Ping):
-                        result: T = await transport.ping(left, sent=sent)  # type: ignore[assignment]
+                        result: T = await transport.ping(until, sent=sent)  # type: ignore[assignment]
                     else:
-                        result = await transport.call(op, left, sent=sent)
+                        result = await transport.call(op, until, sent=sent)
                     break
                 except DualioError as exc:
                     error = exc
@@ -210,40 +201,59 @@ class AsyncServiceMethods:
         return result
 
     async def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
-        """The stream's items; the hooks hear of it once before it starts and once when it
-        ends (all items taken, the consumer left early, or an error)."""
+        """The stream's items; the hooks hear of each try before it starts and of the
+        stream once when it ends (all items taken, the consumer left early, or an error).
+        The first item's deadline is the stream's own, made as its iteration begins, so
+        reconnecting counts against it. A try whose request never left (the connection
+        was found closed) is made again on a new connection, as the retry policy allows."""
+        until = deadline(timeout)
         sent: list[int] = []
         started = time.perf_counter()
-        delivered = received = 0
+        delivered = received = tries = 0
         final: DualioError | None = None
+        series = None
         number = next(self._call_numbers)
         on_request, on_response = self.on_request, self.on_response
-        if on_request is not None:
-            notify(on_request, CallStarted(op.method, len(op.args), 1, number))
         try:
-            try:
-                transport = self._ready_transport() or await self._reconnect(deadline(timeout))
-            except DualioError as exc:
-                final = _named(exc, op.method, sent)
-                raise final from exc.__cause__
-            items = transport.stream(op, timeout, sent=sent)
-            try:
-                async for item in items:
-                    delivered += 1
-                    if on_response is not None:  # only the hook reads the sizes
-                        received += answer_size(item)
-                    yield item
-            except ConnectionLost as exc:
-                interrupted = StreamInterrupted(
-                    f"the {op.method} stream broke after {delivered} items: {exc}", delivered
-                )
-                final = _named(interrupted, op.method, sent)
-                raise final from exc
-            except DualioError as exc:
-                final = _named(exc, op.method, sent)
-                raise final from exc.__cause__
-            finally:
-                await items.aclose()
+            while True:
+                tries += 1
+                if on_request is not None:
+                    notify(on_request, CallStarted(op.method, len(op.args), tries, number))
+                try:
+                    transport = self._ready_transport() or await self._reconnect(until)
+                    items = transport.stream(op, until, timeout, sent=sent)
+                except DualioError as exc:
+                    final = _named(exc, op.method, sent)
+                    raise final from exc.__cause__
+                try:
+                    async for item in items:
+                        delivered += 1
+                        if on_response is not None:  # only the hook reads the sizes
+                            received += answer_size(item)
+                        yield item
+                    return
+                except DualioError as exc:
+                    if not delivered and not sent and self.retry is not None and may_retry(exc, True):
+                        try:
+                            series = series or self.retry.series(until)
+                            wait = series.next_delay(exc)
+                        except DualioError as exhausted:
+                            final = _named(exhausted, op.method, sent)
+                            raise final from exhausted.__cause__
+                        log.debug("retrying %s in %.3fs after %s: %s",
+                                  op.method, wait, type(exc).__name__, exc)
+                        await self._pause(wait)
+                        continue
+                    if isinstance(exc, ConnectionLost):
+                        interrupted = StreamInterrupted(
+                            f"the {op.method} stream broke after {delivered} items: {exc}", delivered
+                        )
+                        final = _named(interrupted, op.method, sent)
+                        raise final from exc
+                    final = _named(exc, op.method, sent)
+                    raise final from exc.__cause__
+                finally:
+                    await items.aclose()
         except GeneratorExit:
             raise  # the consumer left early: the stream ended, nothing failed
         except BaseException as exc:
@@ -254,5 +264,5 @@ class AsyncServiceMethods:
             if on_response is not None:
                 rid = sent[-1] if sent else None
                 ended = CallFinished(op.method, len(op.args), received, time.perf_counter() - started,
-                                     1, final, rid, number)
+                                     tries, final, rid, number)
                 notify(on_response, ended)

@@ -25,6 +25,7 @@ from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_pol
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 from dualio_transports.wire import calls
+from dualio_transports.wire.deadline import seconds_left
 from dualio_transports.wire.errors import ConnectError, UsageError
 from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
@@ -102,7 +103,7 @@ class Client(ServiceMethods, FromUrl):
         self._closing = threading.Lock()  # taken once, by the first close(), never released
         self._connecting: Connecting | None = None  # close() stops it
         if not lazy:
-            self._conn = self._connect(calls.deadline(self._options.connect_timeout))
+            self._conn = self._connect(self._options.connect_deadline())
             self._life.connected()
 
     # -- lifetime ---------------------------------------------------------------
@@ -172,7 +173,7 @@ class Client(ServiceMethods, FromUrl):
 
     def _reconnect(self, until: float) -> BlockingTransport:
         self._check_thread()
-        left = calls.remaining(until)
+        left = seconds_left(until)
         lock = self._own_lock()
         if not lock.acquire(timeout=-1 if left is None else max(left, 0)):
             raise calls.call_timeout()
@@ -196,7 +197,7 @@ class Client(ServiceMethods, FromUrl):
             connecting = self._connecting = Connecting()
             try:
                 self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
-                conn = self._connect(until, connecting)
+                conn = self._connect(self._options.connect_deadline(until), connecting)
             except ConnectError as exc:
                 self._life.connect_failed(exc)
                 raise
@@ -214,15 +215,15 @@ class Client(ServiceMethods, FromUrl):
     def _connect(
         self, until: float, connecting: Connecting | None = None
     ) -> BlockingConnection | PortalConnection:
-        """One attempt, within ``connect_timeout`` and the caller's deadline."""
-        options = self._options.within(until)
+        """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
+        options = self._options
         self._life.connecting()
         conn: BlockingConnection | PortalConnection
         if self.transport == "portal":
             from dualio_transports.portal.connection import PortalConnection  # asyncio: only when asked for
 
-            conn = PortalConnection.connect(options, connecting)
+            conn = PortalConnection.connect(options, until, connecting)
         else:
-            conn = BlockingConnection.connect(options, connecting)
+            conn = BlockingConnection.connect(options, until, connecting)
         self._born = forks.generation
         return conn

@@ -27,6 +27,7 @@ from dualio_transports.emulation.callbacks import AwaitableCallback, EventedCall
 from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.wire import methods, procedure
+from dualio_transports.wire.deadline import ItemDeadlines, deadline
 from dualio_transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 from tests.conftest import ServerProcess
 
@@ -603,7 +604,7 @@ def test_emulate_keeps_the_signature_for_mypy(tmp_path: Path) -> None:
 
 @pytest.fixture
 def conn(server: ServerProcess) -> Iterator[ReaderThreadConnection]:
-    c = ReaderThreadConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
+    c = ReaderThreadConnection.connect(ConnectOptions(*server.address), deadline(10))
     try:
         yield c
     finally:
@@ -627,7 +628,7 @@ def _take_all(
     """What a loop does with an open stream: drive its items' procedure to the end,
     waiting for news where it awaits."""
     got: list[str] = []
-    steps = conn.stream_items(call, timeout)
+    steps = conn.stream_items(call, ItemDeadlines(deadline(timeout), timeout))
     while True:
         news.clear()  # before the step looks: news that comes after it is not missed
         try:
@@ -693,14 +694,14 @@ def test_cancel_fails_the_callback_promptly_and_the_connection_goes_on(
     after: EventedCallback[bytes] = EventedCallback()
     conn.submit(methods.echo(b"after", 0.0), after)
     assert after.wait(10) == b"after"
-    assert conn.call(methods.echo(b"blocking", 0.0), timeout=10) == b"blocking"
+    assert conn.call(methods.echo(b"blocking", 0.0), deadline(10)) == b"blocking"
     # cancelling again, or an id that is done, is harmless
     conn.cancel(call)
 
 
 def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProcess) -> None:
     before = _reader_threads()
-    c = ReaderThreadConnection.connect(ConnectOptions(*server.address, connect_timeout=10))
+    c = ReaderThreadConnection.connect(ConnectOptions(*server.address), deadline(10))
     try:
         pending = [EventedCallback[None]() for _ in range(3)]
         for cb in pending:
@@ -719,8 +720,8 @@ def test_close_fails_pending_callbacks_and_joins_the_reader(server: ServerProces
     assert news.wait(1)
     with pytest.raises(ClosedError):  # after any item that came before the close
         _take_all(c, stream, news, timeout=1)
-    deadline = time.monotonic() + 2
-    while (_reader_threads() & ours) and time.monotonic() < deadline:
+    give_up_at = time.monotonic() + 2
+    while (_reader_threads() & ours) and time.monotonic() < give_up_at:
         time.sleep(0.01)
     assert not (_reader_threads() & ours)
     assert c.closed
@@ -737,7 +738,7 @@ def test_an_open_stream_keeps_order_while_blocking_calls_share_the_connection(
     def caller() -> None:
         try:
             while not stop.is_set():
-                conn.call(methods.echo(b"y", 0.0), timeout=10)
+                conn.call(methods.echo(b"y", 0.0), deadline(10))
         except BaseException as exc:
             caller_errors.append(exc)
 
@@ -769,7 +770,7 @@ def test_a_connect_given_up_is_closed_at_once_without_a_goodbye(server: ServerPr
 
     with ScriptedPeer(drain()) as peer:
         first = _Handoff()
-        conn = first.connect(ConnectOptions(*peer.address, connect_timeout=10))
+        conn = first.connect(ConnectOptions(*peer.address), deadline(10))
         threads = set(threading.enumerate())
         started = time.monotonic()
         first.abandon()
@@ -777,10 +778,10 @@ def test_a_connect_given_up_is_closed_at_once_without_a_goodbye(server: ServerPr
         assert not set(threading.enumerate()) - threads  # none started (others may end)
         assert conn.closed
         with pytest.raises(ClosedError):
-            conn.call(methods.echo(b"x", 0.0), 5.0)
+            conn.call(methods.echo(b"x", 0.0), deadline(5.0))
     assert peer.kinds == [FrameKind.HELLO]  # hung up without a CLOSE
 
     second = _Handoff()
     second.abandon()
     with pytest.raises(CallCancelled, match="abandoned"):
-        second.connect(ConnectOptions(*server.address, connect_timeout=10))
+        second.connect(ConnectOptions(*server.address), deadline(10))

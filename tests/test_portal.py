@@ -26,6 +26,7 @@ from dualio_transports.portal import loop_thread
 from dualio_transports.portal.connection import PortalConnection
 from dualio_transports.portal.loop_thread import LoopThread
 from dualio_transports.wire import methods
+from dualio_transports.wire.deadline import deadline
 from tests.conftest import ServerProcess, start_server
 from tests.test_fork import (
     FORKS_WITH_THREADS,
@@ -152,9 +153,9 @@ def _after_close(conn: BlockingConnection | PortalConnection) -> list[tuple[type
     conn.close()  # again: harmless
     raised: list[tuple[type, str]] = []
     for attempt in (
-        lambda: conn.call(methods.echo(b"x", 0.0), 1.0),
-        lambda: conn.ping(1.0),
-        lambda: list(conn.stream(methods.words(3, 0.0), 1.0)),
+        lambda: conn.call(methods.echo(b"x", 0.0), deadline(1.0)),
+        lambda: conn.ping(deadline(1.0)),
+        lambda: list(conn.stream(methods.words(3, 0.0), deadline(1.0), 1.0)),
     ):
         with pytest.raises(ClosedError) as caught:
             attempt()
@@ -164,8 +165,8 @@ def _after_close(conn: BlockingConnection | PortalConnection) -> list[tuple[type
 
 def test_after_close_a_portal_raises_what_the_blocking_transport_raises(server: ServerProcess) -> None:
     options = ConnectOptions(*server.address, connect_timeout=5)
-    blocking = _after_close(BlockingConnection.connect(options))
-    portal = PortalConnection.connect(options)
+    blocking = _after_close(BlockingConnection.connect(options, options.connect_deadline()))
+    portal = PortalConnection.connect(options, options.connect_deadline())
     assert _after_close(portal) == blocking
     assert portal.closed and portal.thread.is_alive()  # the shared loop thread serves the others
 

@@ -13,6 +13,7 @@ import pytest
 from dualio_transports.wire import calls, procedure
 from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable
 from dualio_transports.wire.client_protocol import WELCOME
+from dualio_transports.wire.deadline import ItemDeadlines, deadline
 from dualio_transports.wire.errors import (
     CallCancelled,
     ConnectError,
@@ -288,9 +289,14 @@ def test_a_handshake_that_times_out_or_breaks_is_a_connect_error() -> None:
 
 # -- streams ----------------------------------------------------------------------------------
 
+def each_within(timeout: float | None) -> ItemDeadlines:
+    """A stream's item deadlines, each item ``timeout`` from the start or the item before."""
+    return ItemDeadlines(deadline(timeout), timeout)
+
+
 def test_a_stream_hands_over_its_items_in_order_then_ends() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", None)
+    steps = procedure.stream(table, "words", b"", each_within(None))
     step(steps)
     wait = step(steps)
     assert type(wait) is Await and wait.want_item
@@ -306,7 +312,7 @@ def test_a_stream_hands_over_its_items_in_order_then_ends() -> None:
 
 def test_leaving_a_stream_early_cancels_it_and_the_leaving_goes_on() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", None)
+    steps = procedure.stream(table, "words", b"", each_within(None))
     step(steps)
     rid = step(steps).call.id  # type: ignore[union-attr]
     answer(table, FrameKind.STREAM_ITEM, rid, b"a")
@@ -318,7 +324,7 @@ def test_leaving_a_stream_early_cancels_it_and_the_leaving_goes_on() -> None:
 
 def test_a_stream_collected_half_way_gives_up_without_asking_for_effects() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", None)
+    steps = procedure.stream(table, "words", b"", each_within(None))
     step(steps)
     call = step(steps).call  # type: ignore[union-attr]
     steps.close()  # no RuntimeError: nothing is yielded while closing
@@ -326,7 +332,7 @@ def test_a_stream_collected_half_way_gives_up_without_asking_for_effects() -> No
 
 def test_a_stream_item_late_past_its_timeout_is_an_item_timeout() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", 0.01)
+    steps = procedure.stream(table, "words", b"", each_within(0.01))
     step(steps)
     step(steps)
     time.sleep(0.02)
@@ -337,7 +343,7 @@ def test_a_stream_item_late_past_its_timeout_is_an_item_timeout() -> None:
 
 def test_a_consumer_catching_up_on_its_backlog_lets_readers_read_on() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", None)
+    steps = procedure.stream(table, "words", b"", each_within(None))
     step(steps)
     rid = step(steps).call.id  # type: ignore[union-attr]
     item = b"x" * 1000
@@ -352,7 +358,7 @@ def test_a_consumer_catching_up_on_its_backlog_lets_readers_read_on() -> None:
 
 def test_leaving_a_backlogged_stream_lets_readers_read_on() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", None)
+    steps = procedure.stream(table, "words", b"", each_within(None))
     step(steps)
     rid = step(steps).call.id  # type: ignore[union-attr]
     for _ in range(STREAM_BACKLOG // 1000 + 1):

@@ -4,6 +4,11 @@
 by the two native transports and by the emulation adapter. This module imports
 no event loop library, so the blocking face can use it.
 
+Each call takes its deadline, ``until``: a ``time.monotonic()`` instant (``math.inf``
+for none), made once by the face where the public call starts
+(:mod:`dualio_transports.wire.deadline`); a transport never makes one from a timeout.
+A stream takes the deadline of its first item and the timeout of each later one.
+
 Each call takes ``sent``: a list the transport appends the request's id to once
 the request is written (or queued to go, whole). The face names the call's id in
 its errors and its hooks with it; a call whose request never left adds nothing.
@@ -26,12 +31,13 @@ T = TypeVar("T")
 class BlockingTransport(Protocol):
     """One connection, used from any thread; every call blocks its caller."""
 
-    def call(self, op: methods.Call[T], timeout: float | None, *, sent: list[int] | None = None) -> T: ...
+    def call(self, op: methods.Call[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
-    def ping(self, timeout: float | None, *, sent: list[int] | None = None) -> float: ...
+    def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, *, sent: list[int] | None = None
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None, *,
+        sent: list[int] | None = None,
     ) -> Generator[T, None, None]: ...
 
     @property
@@ -52,14 +58,13 @@ class AsyncTransport(Protocol):
     @property
     def loop(self) -> LoopHandle: ...
 
-    async def call(
-        self, op: methods.Call[T], timeout: float | None, *, sent: list[int] | None = None
-    ) -> T: ...
+    async def call(self, op: methods.Call[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
-    async def ping(self, timeout: float | None, *, sent: list[int] | None = None) -> float: ...
+    async def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, *, sent: list[int] | None = None
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None, *,
+        sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]: ...
 
     @property

@@ -35,16 +35,17 @@ from dualio_transports.blocking.dialing import Connecting, open_socket
 from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline, remaining
+from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire.deadline import ItemDeadlines, passed, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
+from dualio_transports.wire.timing import control_deadline, grace_deadline
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 log = logging.getLogger("dualio.transport")
 _RECV_SIZE = 256 * 1024
-_CLOSE_GRACE = 1.0
 _UNARY, _PING = CallKind.UNARY, CallKind.PING  # an Enum class attribute costs a __getattr__ hook
 
 
@@ -157,10 +158,8 @@ class BlockingConnection(OnCallTable[Any]):
     # -- opening ------------------------------------------------------------
 
     @classmethod
-    def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> Self:
-        """Connect and handshake within ``options.connect_timeout``; ``attempt`` lets
-        another thread stop it."""
-        until = deadline(options.connect_timeout)
+    def connect(cls, options: ConnectOptions, until: float, attempt: Connecting | None = None) -> Self:
+        """Connect and handshake by ``until``; ``attempt`` lets another thread stop it."""
         attempt = attempt or Connecting()
         try:
             sock = open_socket(options, until, attempt)
@@ -182,24 +181,24 @@ class BlockingConnection(OnCallTable[Any]):
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, op: methods.Call[T], timeout: float | None, handle: Handle | None = None,
+        self, op: methods.Call[T], until: float, handle: Handle | None = None,
         sent: list[int] | None = None,
     ) -> T:
-        """Send one request and wait for its answer. ``sent`` is told the request's id
-        (see transports/interface.py)."""
-        call = self._roundtrip(_UNARY, op.method, op.args, timeout, handle, sent)
+        """Send one request and wait for its answer by ``until``. ``sent`` is told the
+        request's id (see transports/interface.py)."""
+        call = self._roundtrip(_UNARY, op.method, op.args, until, handle, sent)
         return op.decode(call.outcome())
 
     def ping(
-        self, timeout: float | None, handle: Handle | None = None, sent: list[int] | None = None
+        self, until: float, handle: Handle | None = None, sent: list[int] | None = None
     ) -> float:
         """Round-trip time of a PING, in seconds."""
         started = time.perf_counter()
-        self._roundtrip(_PING, "ping", b"", timeout, handle, sent).outcome()
+        self._roundtrip(_PING, "ping", b"", until, handle, sent).outcome()
         return time.perf_counter() - started
 
     def _roundtrip(
-        self, kind: CallKind, method: str, args: bytes, timeout: float | None,
+        self, kind: CallKind, method: str, args: bytes, until: float,
         handle: Handle | None, sent: list[int] | None,
     ) -> LiveCall:
         """:func:`procedure.roundtrip`, its straight line written out: start, send, the
@@ -211,20 +210,32 @@ class BlockingConnection(OnCallTable[Any]):
         A caller alone on the connection takes the reader role in the lock round that
         starts its call, so start, send, read and route take two rounds of the mutex. A
         write that has to wait for the socket gives the role up first (:meth:`_send`):
-        the answers that would free the socket are read meanwhile by whoever waits."""
-        until = deadline(timeout)
+        the answers that would free the socket are read meanwhile by whoever waits.
+        The table is read and changed under the mutex only; a connection found idle is read
+        (``ReadIdle``) in a round of its own before the one that starts the call."""
         table = self._table
         reader = 0  # this thread's ident while it holds the reader role taken with the start
         if handle is not None:
             _check_not_cancelled(handle)
         try:
-            if table.idle:
-                self._read_idle()
+            if passed(until):
+                raise calls.call_timeout()
             with self._mutex:
-                call, data = table.start(kind, method, args)
-                if handle is None and not self._reading and not table.backlogged:
-                    reader = get_ident()  # before the role is taken: the finally below gives it back
-                    self._reading = reader
+                idle = table.idle
+                if not idle:
+                    call, data = table.start(kind, method, args)
+                    wake_by = table.wait_until(until)
+                    if handle is None and not self._reading and not table.backlogged:
+                        reader = get_ident()  # before the role is taken: the finally below gives it back
+                        self._reading = reader
+            if idle:
+                self._read_idle()
+                with self._mutex:
+                    call, data = table.start(kind, method, args)
+                    wake_by = table.wait_until(until)
+                    if handle is None and not self._reading and not table.backlogged:
+                        reader = get_ident()
+                        self._reading = reader
             try:
                 late = self._send(data, until, reader != 0)
             except BaseException:
@@ -238,7 +249,8 @@ class BlockingConnection(OnCallTable[Any]):
                     raise late
                 if handle is not None and not handle.bind(self, call):
                     raise calls.cancelled_while_sent()
-                wake_by = table.wait_until(until)
+                if passed(until):  # the send took the call's time: as the procedure's await_news
+                    raise calls.call_timeout()
                 if reader and self._reading == reader:  # perform()'s Await, written out
                     self._read_once(wake_by)  # gives the role up, unless interrupted before it held it
                     answered = call.done
@@ -259,20 +271,22 @@ class BlockingConnection(OnCallTable[Any]):
                 handle.release()
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None,
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
-        """Items of a stream as they arrive; ``timeout`` bounds the wait for each item.
-
-        Leaving the loop early cancels the stream on the server.
+        """Items of a stream as they arrive: the first by ``until``, each later one within
+        ``item_timeout`` of asking for it. Leaving the loop early cancels the stream on the server.
         """
-        steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
+        steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
         return driver.stream_items(steps, self.perform, op.decode_item, self.step)
 
-    def stream_items(self, call: LiveCall, timeout: float | None) -> Generator[procedure.Effect, None, None]:
+    def stream_items(
+        self, call: LiveCall, deadlines: ItemDeadlines
+    ) -> Generator[procedure.Effect, None, None]:
         """The procedure that takes a stream's items (:func:`procedure.items`), for a driver
         on another thread: it runs each step with :meth:`step` and performs what it yields,
         waiting for an ``Await`` its own way (``on_news``)."""
-        return procedure.items(self._table, call, timeout)
+        return procedure.items(self._table, call, deadlines)
 
     def cancel(self, call: LiveCall) -> None:
         """Stop waiting for ``call``: whoever waits gets CallCancelled, its late answer
@@ -360,7 +374,7 @@ class BlockingConnection(OnCallTable[Any]):
                         while True:
                             if call.done or (want_item and call.items):
                                 return
-                            left = remaining(until)
+                            left = seconds_left(until)
                             if left is not None and left <= 0:
                                 return
                             if self._table.holds_reading(call):
@@ -514,7 +528,7 @@ class BlockingConnection(OnCallTable[Any]):
 
     def _wait_io(self, event: int, until: float, poller: select.poll | None) -> bool:
         """Wait until the socket is ready for ``event``; False when the deadline passes."""
-        left = remaining(until)
+        left = seconds_left(until)
         if left is not None and left <= 0:
             left = 0.0  # one look, no wait
         if poller is None:  # TLS wanting the other direction (rare), or no poll() on this OS
@@ -532,7 +546,7 @@ class BlockingConnection(OnCallTable[Any]):
             poller = self._read_poll
             while True:
                 if poller is not None:  # the usual case, without a selector
-                    left = remaining(until)
+                    left = seconds_left(until)
                     if not poller.poll(None if left is None else int(left * 1000) + 1 if left > 0 else 0):
                         return None  # (milliseconds rounded up, as _poll_ms)
                 elif not self._wait_io(selectors.EVENT_READ, until, None):
@@ -540,7 +554,7 @@ class BlockingConnection(OnCallTable[Any]):
                 try:
                     return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
                 except BlockingIOError:  # readable, then not: wait again, for what is left
-                    left = remaining(until)
+                    left = seconds_left(until)
                     if left is not None and left <= 0:
                         return None
         while True:  # TLS: bytes may wait decrypted inside OpenSSL, where poll cannot see them
@@ -562,7 +576,7 @@ class BlockingConnection(OnCallTable[Any]):
         if not self._write_lock.acquire(False):
             if reader:
                 self._leave_reader_role()
-            left = remaining(until)
+            left = seconds_left(until)
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise calls.write_lock_timeout()
         try:
@@ -595,7 +609,7 @@ class BlockingConnection(OnCallTable[Any]):
         """
         if self._write_lock.acquire(blocking=False):
             try:
-                if self._wait_io(selectors.EVENT_WRITE, time.monotonic() + 0.0005, self._write_poll):
+                if self._wait_io(selectors.EVENT_WRITE, control_deadline(), self._write_poll):
                     self._write_control_locked()
             finally:
                 self._write_lock.release()
@@ -606,7 +620,7 @@ class BlockingConnection(OnCallTable[Any]):
         with self._mutex:
             frames, self._control = self._control, []
         try:
-            self._write_locked(b"".join(frames), deadline(_CLOSE_GRACE))
+            self._write_locked(b"".join(frames), grace_deadline())
         except DualioError:
             pass  # the connection is failed already; a CANCEL is only advice
 
@@ -692,7 +706,7 @@ class BlockingConnection(OnCallTable[Any]):
         late: BaseException | None = None
         if goodbye:
             try:
-                late = self._send(goodbye, deadline(_CLOSE_GRACE))
+                late = self._send(goodbye, grace_deadline())
             except DualioError:
                 pass
         self._broken(calls.closed_by_user())

@@ -12,7 +12,8 @@ Three strategies, chosen per connection:
     completes an :class:`AwaitableCallback` when the answer arrives. W bounds
     only the writes.
 
-A call's ``timeout`` covers its time queued for a worker as well. When the
+A call's deadline covers its time queued for a worker as well: the loop keeps the
+same deadline the worker's blocking call does, on the loop's clock. When the
 awaiting task is cancelled or times out, the blocking call is abandoned through
 its :class:`CallHandle`: the worker returns at once with CallCancelled (its
 result is dropped) and the late answer is discarded by request id.
@@ -23,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
@@ -38,6 +38,7 @@ from dualio_transports.emulation.reader_thread_connection import ReaderThreadCon
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
 from dualio_transports.wire.errors import CallCancelled, DualioError, DualioTimeout
 
 T = TypeVar("T")
@@ -83,8 +84,8 @@ class _Handoff:
         self._abandoned = False
         self._conn: ReaderThreadConnection | None = None
 
-    def connect(self, options: ConnectOptions) -> ReaderThreadConnection:
-        conn = ReaderThreadConnection.connect(options)
+    def connect(self, options: ConnectOptions, until: float) -> ReaderThreadConnection:
+        conn = ReaderThreadConnection.connect(options, until)
         with self._lock:
             if not self._abandoned:
                 self._conn = conn
@@ -155,6 +156,7 @@ class EmulatedConnection:
     async def connect(
         cls,
         options: ConnectOptions,
+        until: float,
         *,
         strategy: Strategy = "pool",
         max_workers: int | None = None,
@@ -172,7 +174,7 @@ class EmulatedConnection:
         handoff = _Handoff()
         try:
             conn = await run_blocking(
-                functools.partial(handoff.connect, options), executor=executor, limiter=limiter
+                functools.partial(handoff.connect, options, until), executor=executor, limiter=limiter
             )
         except BaseException:
             handoff.abandon()  # a connect the awaiter gave up on is closed, never leaked
@@ -226,23 +228,23 @@ class EmulatedConnection:
 
     # -- calls ----------------------------------------------------------------------
 
-    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
+    async def call(self, op: methods.Call[T], until: float, sent: list[int] | None = None) -> T:
         handle = CallHandle()
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
-            submit = functools.partial(self._conn.submit, op, done.callback, handle, timeout, sent)
-            return await self._await(self._write_then_wait(submit, done), timeout, handle.cancel)
-        work = functools.partial(self._conn.call, op, timeout, handle, sent)
+            submit = functools.partial(self._conn.submit, op, done.callback, handle, until, sent)
+            return await self._await(self._write_then_wait(submit, done), until, handle.cancel)
+        work = functools.partial(self._conn.call, op, until, handle, sent)
         if self._plain_pool is not None:
-            return await self._in_executor(self._plain_pool, work, timeout, handle.cancel)
-        return await self._await(self._run(work), timeout, handle.cancel)
+            return await self._in_executor(self._plain_pool, work, until, handle.cancel)
+        return await self._await(self._run(work), until, handle.cancel)
 
     async def _in_executor(
-        self, loop: asyncio.AbstractEventLoop, work: Callable[[], R], timeout: float | None,
+        self, loop: asyncio.AbstractEventLoop, work: Callable[[], R], until: float,
         abandon: Callable[[], None],
     ) -> R:
-        """``_await(_worker(work))`` on asyncio for the pool without a limiter: the timeout is
-        a timer that cancels run_in_executor's future, with no Timeout object and no task
+        """``_await(_worker(work))`` on asyncio for the pool without a limiter: the deadline
+        is a timer that cancels run_in_executor's future, with no Timeout object and no task
         cancel bookkeeping (nothing cancels the task). What the call adds to
         ``asyncio.to_thread`` is then that timer."""
         try:
@@ -253,9 +255,9 @@ class EmulatedConnection:
                 raise
             raise refused from exc
         expiry = timer = None
-        if timeout is not None:
+        if until != NO_DEADLINE:
             expiry = _Expiry(future)
-            timer = loop.call_later(timeout, expiry)
+            timer = loop.call_at(on_clock(until, loop.time), expiry)
         try:
             return await future
         except asyncio.CancelledError:
@@ -276,32 +278,41 @@ class EmulatedConnection:
         await self._worker(submit)
         return await done.wait()
 
-    async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
+    async def ping(self, until: float, sent: list[int] | None = None) -> float:
         handle = CallHandle()
-        work = functools.partial(self._conn.ping, timeout, handle, sent)
-        return await self._await(self._run(work), timeout, handle.cancel)
+        work = functools.partial(self._conn.ping, until, handle, sent)
+        return await self._await(self._run(work), until, handle.cancel)
 
     async def _await(
-        self, work: Awaitable[R], timeout: float | None, abandon: Callable[[], None]
+        self, work: Awaitable[R], until: float, abandon: Callable[[], None],
+        expired: Callable[[], DualioError] = calls.call_timeout,
     ) -> R:
+        """``work``, given up (``abandon``) if it has not ended by ``until``: the deadline
+        the worker's blocking call keeps too, here for its time queued for a worker."""
         try:
             if self.loop.backend == "asyncio":  # asyncio's own timer costs a fraction of a scope's
-                async with asyncio.timeout(timeout):
+                loop = asyncio.get_running_loop()
+                async with asyncio.timeout_at(None if until == NO_DEADLINE else on_clock(until, loop.time)):
                     return await work
-            with anyio.fail_after(timeout):
+            with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as scope:
                 return await work
+            if scope.cancelled_caught:
+                abandon()
+                raise expired()
+            raise AssertionError("unreachable: the work returned or raised")  # pragma: no cover
         except DualioTimeout:
             abandon()
             raise
         except TimeoutError:
             abandon()
-            raise calls.call_timeout() from None
+            raise expired() from None
         except BaseException:
             abandon()
             raise
 
     async def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         """A worker (a fresh thread with ``"thread"``) writes the request, as for a call;
         the connection's reader thread then reads the items, and the loop takes them
@@ -309,19 +320,24 @@ class EmulatedConnection:
         inside the stream's loop always finds a worker."""
         news = _StreamNews(self.loop)
         handle = CallHandle()
-        start = functools.partial(self._conn.open_stream, op, news.tell, handle, timeout, sent)
-        call = await self._await(self._run(start), timeout, handle.cancel)
+        deadlines = ItemDeadlines(until, item_timeout)
+
+        def expired() -> DualioError:
+            return calls.item_timeout(item_timeout)
+
+        start = functools.partial(self._conn.open_stream, op, news.tell, handle, deadlines, sent)
+        call = await self._await(self._run(start), until, handle.cancel, expired)
         conn = self._conn
 
         async def perform(effect: procedure.Effect) -> None:
             if type(effect) is procedure.Await:  # the reader thread reads: wait for its news
                 event = news.arm()  # no await since the step found nothing: no news is missed
-                with anyio.move_on_after(max(effect.until - time.monotonic(), 0)):
+                with anyio.CancelScope(deadline=on_clock(effect.until, anyio.current_time)):
                     await event.wait()
             else:
                 conn.perform(effect)
 
-        steps = conn.stream_items(call, timeout)
+        steps = conn.stream_items(call, deadlines)
         items = async_driver.stream_items(steps, perform, op.decode_item, conn.step)
         try:
             async for item in items:

@@ -26,7 +26,8 @@ from typing import Any
 from dualio_transports.blocking.connection import BlockingConnection, Handle, LiveCall
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind, deadline
+from dualio_transports.wire.calls import CallKind
+from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines
 from dualio_transports.wire.errors import DualioError
 
 Callback = Callable[..., None]
@@ -55,9 +56,9 @@ class ReaderThreadConnection(BlockingConnection):
 
     def submit(
         self, op: methods.Call[Any], callback: Callback, handle: Handle | None = None,
-        timeout: float | None = None, sent: list[int] | None = None,
+        until: float = NO_DEADLINE, sent: list[int] | None = None,
     ) -> LiveCall:
-        """Send a request (within ``timeout``); ``callback`` is called from the reader
+        """Send a request (by ``until``); ``callback`` is called from the reader
         thread when it completes.
 
         Returns the call, for ``cancel``.
@@ -75,13 +76,13 @@ class ReaderThreadConnection(BlockingConnection):
             else:
                 callback(result=value)
 
-        return self._begin(CallKind.UNARY, op, timeout, handle, _Completion(complete), sent)
+        return self._begin(CallKind.UNARY, op, until, handle, _Completion(complete), sent)
 
     def open_stream(
         self, op: methods.StreamCall[Any], on_news: Callable[[], None], handle: Handle | None = None,
-        timeout: float | None = None, sent: list[int] | None = None,
+        deadlines: ItemDeadlines | None = None, sent: list[int] | None = None,
     ) -> LiveCall:
-        """Send a stream's request (within ``timeout``) for a consumer that is not a thread
+        """Send a stream's request (by its first item's deadline) for a consumer that is not a thread
         waiting here (an event loop). Its items stay in the call table, bounded by
         ``STREAM_BACKLOG`` as every stream's are, and are taken by :meth:`stream_items`;
         ``on_news()`` is called from the reader thread whenever the stream has a new item
@@ -90,16 +91,24 @@ class ReaderThreadConnection(BlockingConnection):
         def ended(**outcome: Any) -> None:
             on_news()
 
-        return self._begin(CallKind.STREAM, op, timeout, handle, _Completion(ended, on_news), sent)
+        deadlines = deadlines or ItemDeadlines(NO_DEADLINE, None)
+
+        def expired() -> DualioError:
+            return calls.item_timeout(deadlines.item_timeout)
+
+        return self._begin(
+            CallKind.STREAM, op, deadlines.for_wait(), handle, _Completion(ended, on_news), sent, expired,
+        )
 
     def _begin(
-        self, kind: CallKind, op: methods.Call[Any] | methods.StreamCall[Any], timeout: float | None,
+        self, kind: CallKind, op: methods.Call[Any] | methods.StreamCall[Any], until: float,
         handle: Handle | None, completion: _Completion, sent: list[int] | None,
+        expired: Callable[[], DualioError] = calls.call_timeout,
     ) -> LiveCall:
         if handle is not None and handle.cancelled:
             raise calls.cancelled_before_sent()
         call = self._drive(procedure.begin(
-            self._table, kind, op.method, op.args, deadline(timeout), sent, completion
+            self._table, kind, op.method, op.args, until, sent, completion, expired
         ), handle)
         self._ensure_reader()
         return call

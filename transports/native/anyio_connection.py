@@ -32,15 +32,15 @@ from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable, deadline
+from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire.deadline import ItemDeadlines, on_clock, passed, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
+from dualio_transports.wire.timing import grace_deadline, idle_read_deadline
 
 T = TypeVar("T")
 R = TypeVar("R")
-_CLOSE_GRACE = 1.0
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
-_IDLE_READ = 0.1  # at most this long reading what came while idle (it is there already)
 
 
 class _Event(Protocol):
@@ -114,16 +114,15 @@ class AnyioConnection(OnCallTable[_Event]):
 
             self._clock, self._scope_type, self._event_type = trio.current_time, trio.CancelScope, trio.Event
 
-    def _within(self, seconds: float | None) -> _Scope:
-        """A cancel scope that ends ``seconds`` from now (None: never), as ``move_on_after``."""
-        return self._scope_type(deadline=math.inf if seconds is None else self._clock() + seconds)
+    def _until(self, until: float) -> _Scope:
+        """A cancel scope that ends at ``until`` (a ``time.monotonic()`` deadline)."""
+        return self._scope_type(deadline=on_clock(until, self._clock))
 
     @classmethod
-    async def connect(cls, options: ConnectOptions) -> AnyioConnection:
+    async def connect(cls, options: ConnectOptions, until: float) -> AnyioConnection:
         host, port, tls = options.host, options.port, options.tls
-        until = deadline(options.connect_timeout)
         try:
-            with anyio.fail_after(options.connect_timeout):
+            with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as connecting:
                 stream: ByteStream
                 if tls is None:
                     stream = await anyio.connect_tcp(host, port)
@@ -132,6 +131,8 @@ class AnyioConnection(OnCallTable[_Event]):
                         host, port, ssl_context=tls, tls_hostname=options.tls_hostname,
                         tls_standard_compatible=False,
                     )
+            if connecting.cancelled_caught:
+                raise TimeoutError
         except (OSError, ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
             raise calls.connect_failed(host, port, exc) from exc
         conn = cls(stream, options)
@@ -151,20 +152,22 @@ class AnyioConnection(OnCallTable[_Event]):
     # -- calls --------------------------------------------------------------------
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
-        steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
+        steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
         return async_driver.stream_items(steps, self._perform, op.decode_item)
 
-    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
-        """Send one request and return its decoded answer, within ``timeout``.
+    async def call(self, op: methods.Call[T], until: float, sent: list[int] | None = None) -> T:
+        """Send one request and return its decoded answer, by ``until``.
 
         :func:`procedure.roundtrip`, its straight line written out (as in the blocking
         transport): start, send, the first wait. A waiting call's task is resumed through
         every coroutine and generator between it and its event, so the usual path drives
         no procedure, and calls one only for what is not straight: a failed write, a wait
         past the first deadline or keepalive check, a give-up."""
-        until = deadline(timeout)
+        if passed(until):
+            raise calls.call_timeout()
         table = self._table
         if table.idle and not self._reading and self._pending_input():
             await self._read_idle(until)
@@ -199,9 +202,9 @@ class AnyioConnection(OnCallTable[_Event]):
             raise
         return op.decode(call.outcome())
 
-    async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
+    async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", deadline(timeout), sent)
+        steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", until, sent)
         (await self._drive(steps)).outcome()
         return time.perf_counter() - started
 
@@ -247,9 +250,10 @@ class AnyioConnection(OnCallTable[_Event]):
     async def _send_left(self) -> None:
         """Send the requests that joined a writer that stopped before sending them (it was
         cancelled, or its own time ran out first): their callers wait for answers."""
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+        until = grace_deadline()
+        with anyio.CancelScope(shield=True), self._until(until):
             try:
-                await self._write(b"", deadline(_CLOSE_GRACE))
+                await self._write(b"", until)
             except DualioError:
                 pass  # the connection failed: so do the calls that were waiting
 
@@ -259,9 +263,10 @@ class AnyioConnection(OnCallTable[_Event]):
         if self._write_lock.locked():
             self._queue(data)
             return
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+        until = grace_deadline()
+        with anyio.CancelScope(shield=True), self._until(until):
             try:
-                await self._write(data, deadline(_CLOSE_GRACE))
+                await self._write(data, until)
             except DualioError:
                 pass  # a CANCEL is only advice; the caller's own outcome stands
 
@@ -284,7 +289,7 @@ class AnyioConnection(OnCallTable[_Event]):
         try:
             self._write_lock.acquire_nowait()
         except anyio.WouldBlock:
-            with self._within(calls.remaining(until)) as waiting:
+            with self._until(until) as waiting:
                 await self._write_lock.acquire()
             if waiting.cancelled_caught:
                 raise calls.write_lock_timeout() from None
@@ -295,12 +300,12 @@ class AnyioConnection(OnCallTable[_Event]):
                     return
                 # Frames queued as the lock passed to us, by callers that did not wait for
                 # it (a CANCEL, a PING): nobody else will send them.
-                until = deadline(_CLOSE_GRACE)
+                until = grace_deadline()
             if self._table.failure is not None:
                 self._table.check_usable()
             while self._sent < self._queued:  # frames queued while a batch went out follow it
                 await anyio.lowlevel.checkpoint_if_cancelled()  # nothing of this batch has left yet
-                left = calls.remaining(until)
+                left = seconds_left(until)
                 if left is not None and left <= 0:
                     raise calls.write_timeout()  # nothing of this batch has left: it stays queued
                 batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
@@ -322,14 +327,11 @@ class AnyioConnection(OnCallTable[_Event]):
         The first piece may take ``left`` seconds, measured before the batch left the queue:
         measured again here, it could be past already, and a scope past its end cancels a
         send before it begins, which would count as a cut frame."""
-        write = FrameWrite(batch, until)
+        write = FrameWrite(batch, until, left)
         try:
             while not write.finished:
                 piece = batch if len(batch) <= _WRITE_PIECE else bytes(write.rest[:_WRITE_PIECE])
-                wait = write.wait_until() - time.monotonic()
-                if write.done == 0 and left is not None:
-                    wait = max(wait, min(left, calls.WRITE_STALL_LIMIT))
-                with self._within(max(wait, 0)) as sending:
+                with self._until(write.wait_until()) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
                     error, failure = write.expired(may_have_begun=True)
@@ -346,7 +348,7 @@ class AnyioConnection(OnCallTable[_Event]):
     async def _teardown(self, failure: DualioError) -> DualioError:
         """Fail the connection and close its stream; the failure it ended with (the first)."""
         failure = self._table.fail(failure)
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_GRACE):
+        with anyio.CancelScope(shield=True), self._until(grace_deadline()):
             await self._stream.aclose()
         return failure
 
@@ -375,10 +377,10 @@ class AnyioConnection(OnCallTable[_Event]):
                         self._watched.add(call)
                         if until < self._read_until:
                             self._read_until = until
-                            self._read_scope.deadline = self._clock() + max(until - time.monotonic(), 0)
+                            self._read_scope.deadline = on_clock(until, self._clock)
                         await call.waiter.wait()
                     else:
-                        with self._within(max(until - time.monotonic(), 0)):
+                        with self._until(until):
                             await call.waiter.wait()
                 finally:
                     self._waiters.pop(call, None)
@@ -392,8 +394,7 @@ class AnyioConnection(OnCallTable[_Event]):
         earliest = min(until, min(self._waiters.values(), default=math.inf))
         self._reading = True
         self._read_until = earliest
-        scope = self._read_scope = self._within(
-            None if earliest == math.inf else max(earliest - time.monotonic(), 0))
+        scope = self._read_scope = self._until(earliest)
         try:
             with scope:
                 await self._read_some()
@@ -422,7 +423,7 @@ class AnyioConnection(OnCallTable[_Event]):
         short; anyio has no "read only what is there", hence the bound."""
         self._reading = True
         try:
-            with anyio.move_on_after(min(_IDLE_READ, max(until - time.monotonic(), 0))):
+            with self._until(idle_read_deadline(until)):
                 await self._read_some()
         finally:
             self._reading = False
@@ -457,9 +458,10 @@ class AnyioConnection(OnCallTable[_Event]):
         with anyio.CancelScope(shield=True):
             goodbye = self._table.close()
             if goodbye:
-                with anyio.move_on_after(_CLOSE_GRACE):
+                until = grace_deadline()
+                with self._until(until):
                     try:
-                        await self._write(goodbye, deadline(_CLOSE_GRACE))
+                        await self._write(goodbye, until)
                     except DualioError:
                         pass
             self._table.fail(calls.closed_by_user())

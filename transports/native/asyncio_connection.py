@@ -34,15 +34,15 @@ from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import calls, methods, procedure
 from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock, passed
 from dualio_transports.wire.deadlines import Deadlines
 from dualio_transports.wire.errors import DualioError, DualioTimeout
+from dualio_transports.wire.timing import CLOSE_GRACE, KEEPALIVE_SLACK
 
 T = TypeVar("T")
-_CLOSE_GRACE = 1.0
 _BATCH_FRAMES = 256
 """Frames queued in one loop iteration go out together, this many at a time: a long batch
 would hold the first requests back until the last is made (fan-out)."""
-_KEEPALIVE_SLACK = 0.001  # a check a little late finds the silence long enough
 LiveCall = CallState["asyncio.Future[None]"]
 _ended = methodcaller("done")
 _UNARY, _PING_KIND = CallKind.UNARY, CallKind.PING
@@ -109,20 +109,16 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         self._into_room = False  # the last get_buffer gave a large answer's own buffer
 
     @classmethod
-    async def connect(cls, options: ConnectOptions) -> AsyncioConnection:
+    async def connect(cls, options: ConnectOptions, until: float) -> AsyncioConnection:
         loop = asyncio.get_running_loop()
         conn = cls(loop, options)
-        welcome = conn._table.handshake.waiter = loop.create_future()
         try:
-            async with asyncio.timeout(options.connect_timeout):
+            async with asyncio.timeout_at(None if until == NO_DEADLINE else conn._loop_time(until)):
                 await loop.create_connection(
                     lambda: conn, options.host, options.port, ssl=options.tls,
                     server_hostname=options.tls_hostname if options.tls else None,
                 )
-                assert conn._transport is not None
-                conn._transport.write(conn._table.hello())
-                await welcome
-            conn._table.handshake_outcome()
+            await async_driver.run(procedure.handshake(conn._table, until), conn._perform)
             conn._keepalive()
             if conn._keepalive_at < conn._deadlines.armed:
                 conn._arm(conn._keepalive_at)
@@ -137,8 +133,6 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         except BaseException:
             conn._abort()
             raise
-        finally:
-            conn._table.handshake.waiter = None
         return conn
 
     # -- protocol callbacks ---------------------------------------------------------
@@ -271,7 +265,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
                 return
         wait = self._table.keepalive_wait()
         if wait is not None and not self._table.closed:
-            self._keepalive_at = self._loop.time() + wait + _KEEPALIVE_SLACK
+            self._keepalive_at = self._loop.time() + wait + KEEPALIVE_SLACK
 
     # -- calls --------------------------------------------------------------------
 
@@ -297,25 +291,31 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         if outbox and self._transport is not None and not self._transport.is_closing():
             self._transport.write(b"".join(outbox))
 
-    def _call_future(self, timeout: float | None) -> asyncio.Future[None]:
-        """A call's future, ended with a timeout error after ``timeout`` unless it ends first."""
+    def _call_future(self, until: float) -> asyncio.Future[None]:
+        """A call's future, ended with a timeout error at ``until`` unless it ends first; the
+        call's timeout error at once when ``until`` has passed (nothing is sent then)."""
+        if passed(until):
+            raise calls.call_timeout()
         loop = self._loop
         future: asyncio.Future[None] = (
             asyncio.Future(loop=loop) if self._plain_futures else loop.create_future()
         )
-        if timeout is not None:
-            when = self._clock() + timeout
+        if until != NO_DEADLINE:
+            when = self._loop_time(until)
             if self._deadlines.add(when, future):
                 self._arm(when)
         return future
 
-    async def call(self, op: methods.Call[T], timeout: float | None, sent: list[int] | None = None) -> T:
-        """Send one request and return its decoded answer, within ``timeout``."""
-        future = self._call_future(timeout)
+    async def call(self, op: methods.Call[T], until: float, sent: list[int] | None = None) -> T:
+        """Send one request and return its decoded answer, by ``until``."""
+        future = self._call_future(until)
         call: LiveCall | None = None
         try:
-            if self._paused:  # backpressure: wait for the socket to drain, within the timeout
-                await self._wait_drained(future)
+            if self._paused:  # backpressure: wait for the socket to drain, by the deadline
+                try:
+                    await self._wait_drained(future)
+                except DualioTimeout:
+                    raise calls.write_timeout() from None
             call, data = self._table.start(
                 _PING_KIND if op is PING_OP else _UNARY, op.method, op.args
             )
@@ -337,7 +337,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         return op.decode(call.result)
 
     def start(
-        self, op: methods.Call[T], timeout: float | None, sent: list[int] | None,
+        self, op: methods.Call[T], until: float, sent: list[int] | None,
         ended: Callable[[], object],
     ) -> tuple[asyncio.Future[Any], LiveCall | None]:
         """Begin a unary call without a coroutine, for a caller on another thread (the
@@ -347,10 +347,10 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         coroutine), a task running :meth:`call`, whose result is the decoded answer, and None."""
         loop = self._loop
         if self._paused:
-            task = loop.create_task(self.call(op, timeout, sent))
+            task = loop.create_task(self.call(op, until, sent))
             task.add_done_callback(lambda _: ended())
             return task, None
-        future = self._call_future(timeout)
+        future = self._call_future(until)
         try:
             call, data = self._table.start(_PING_KIND if op is PING_OP else _UNARY, op.method, op.args)
         except BaseException:
@@ -377,9 +377,9 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
                 self._give_up(call)
             future.cancel()
 
-    async def ping(self, timeout: float | None, sent: list[int] | None = None) -> float:
+    async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        await self.call(PING_OP, timeout, sent)
+        await self.call(PING_OP, until, sent)
         return time.perf_counter() - started
 
     async def _wait_drained(self, future: asyncio.Future[None]) -> None:
@@ -396,9 +396,10 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
             self._perform_now(effect)
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, sent: list[int] | None = None
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
-        steps = procedure.stream(self._table, op.method, op.args, timeout, sent)
+        steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
         return async_driver.stream_items(steps, self._perform, op.decode_item)
 
     # -- performing the procedure's effects (the unary call above makes the same
@@ -427,7 +428,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
 
     def _loop_time(self, until: float) -> float:
         """A ``time.monotonic()`` deadline on the loop's clock."""
-        return until if self._clock is time.monotonic else until - time.monotonic() + self._loop.time()
+        return on_clock(until, self._clock)
 
     async def _await_news(self, call: LiveCall, until: float) -> None:
         """Return when ``call`` has news, or at ``until``."""
@@ -464,7 +465,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
     def begin_close(self) -> asyncio.Future[None] | None:
         """What ``aclose`` does before it waits, for a caller that waits by callback: say
         goodbye, fail waiting calls with ClosedError and close the transport. The future
-        ends when the socket has closed, aborted if that takes over ``_CLOSE_GRACE`` (a
+        ends when the socket has closed, aborted if that takes over ``CLOSE_GRACE`` (a
         peer that reads nothing), whether anyone waits or not; None when there is nothing
         to wait for, closing having begun before."""
         if self._table.closing:
@@ -482,7 +483,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         if self._disconnected:
             return None
         lost = self._lost = self._loop.create_future()
-        self._close_grace = self._loop.call_later(_CLOSE_GRACE, self.abort)
+        self._close_grace = self._loop.call_later(CLOSE_GRACE, self.abort)
         return lost
 
     def abort(self) -> None:

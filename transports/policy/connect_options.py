@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import ssl
 from dataclasses import dataclass
 
 from dualio_transports.policy.timeouts import check_timeout
-from dualio_transports.wire.calls import timeout_left
+from dualio_transports.wire import calls as failures
 from dualio_transports.wire.client_protocol import MAX_TOKEN_BYTES
+from dualio_transports.wire.deadline import NO_DEADLINE, deadline, passed
 from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 
 
@@ -51,13 +51,13 @@ class ConnectOptions:
         validate_max_frame_size(self.max_frame_size)
         object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
 
-    def within(self, until: float) -> ConnectOptions:
-        """These options for one attempt that must end by ``until`` (a call's deadline):
-        ``connect_timeout`` cut to what is left; the call's timeout error when nothing is."""
-        left = timeout_left(until)
-        if left is not None and (self.connect_timeout is None or left < self.connect_timeout):
-            return dataclasses.replace(self, connect_timeout=left)
-        return self
+    def connect_deadline(self, until: float = NO_DEADLINE) -> float:
+        """The deadline of one connect attempt made for a call that must end by ``until``:
+        ``connect_timeout`` from now, or ``until`` if that comes first; the call's timeout
+        error when ``until`` has passed."""
+        if passed(until):
+            raise failures.call_timeout()
+        return min(until, deadline(self.connect_timeout))
 
     @property
     def tls_hostname(self) -> str:

@@ -6,8 +6,8 @@ Every ``PortalConnection`` of a process lives on one shared thread running one a
 loop (:func:`loop_thread.shared`), as one ``AsyncioConnection`` on it. A unary call
 from any thread is a hop: a callback the loop runs begins the call (no task, no
 concurrent future), and the answer's arrival releases a lock the calling thread waits
-on. The native transport's own timeout is the one that counts; the waiting thread gives
-up a little later (``BACKSTOP``) only if the loop never answered.
+on. The native transport keeps the call's deadline; the waiting thread gives up a little
+later (``BACKSTOP``, from the same deadline) only if the loop never answered.
 A wait that ends early (that backstop, a KeyboardInterrupt) abandons the call on the
 loop as a cancelled task does: CANCEL is sent, the late answer dropped.
 
@@ -40,12 +40,12 @@ from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.portal import loop_thread
 from dualio_transports.portal.loop_thread import Handoff, LoopThread, Waitable
 from dualio_transports.wire import calls, methods
+from dualio_transports.wire.deadline import ItemDeadlines
 from dualio_transports.wire.errors import DualioError, UsageError
+from dualio_transports.wire.timing import backstop_wait
 
 T = TypeVar("T")
 
-BACKSTOP = 0.25
-"""Seconds a waiting thread allows beyond a call's own timeout before it gives the call up."""
 _STREAM_CLOSE = 1.0  # at most this long to close a stream left early
 _CLOSE_WAIT = 2.0  # at most this long for the loop to close a connection (its grace: 1 s)
 
@@ -71,8 +71,8 @@ async def _close_stream(items: AsyncGenerator[T, None]) -> None:
     await items.aclose()
 
 
-async def _hosted(portal: LoopThread, options: ConnectOptions) -> AsyncioConnection:
-    conn = await AsyncioConnection.connect(options)
+async def _hosted(portal: LoopThread, options: ConnectOptions, until: float) -> AsyncioConnection:
+    conn = await AsyncioConnection.connect(options, until)
     portal.hosted.add(conn)
     return conn
 
@@ -112,10 +112,6 @@ class _Closing:
 
     def result(self) -> None:
         return None
-
-
-def _backstop(timeout: float | None) -> float | None:
-    return None if timeout is None else timeout + BACKSTOP
 
 
 def _close_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
@@ -162,10 +158,10 @@ class _Hop(Generic[T]):
         self.call: LiveCall | None = None
         self.error: BaseException | None = None  # what stopped the loop beginning it
 
-    def begin(self, timeout: float | None, sent: list[int] | None) -> None:
+    def begin(self, until: float, sent: list[int] | None) -> None:
         """On the loop."""
         try:
-            self.future, self.call = self._conn.start(self._op, timeout, sent, self.ended.release)
+            self.future, self.call = self._conn.start(self._op, until, sent, self.ended.release)
         except BaseException as exc:
             self.error = exc
             self.ended.release()
@@ -199,17 +195,19 @@ class PortalConnection:
         self._unclosed.atexit = False
 
     @classmethod
-    def connect(cls, options: ConnectOptions, attempt: Connecting | None = None) -> PortalConnection:
-        """Connect and handshake on the shared loop thread (started if need be) within
-        ``options.connect_timeout``; ``attempt`` lets another thread stop it (``Client.close``)."""
+    def connect(
+        cls, options: ConnectOptions, until: float, attempt: Connecting | None = None,
+    ) -> PortalConnection:
+        """Connect and handshake on the shared loop thread (started if need be) by
+        ``until``; ``attempt`` lets another thread stop it (``Client.close``)."""
         portal = loop_thread.shared()
         if portal.on_loop_thread():
             raise _on_loop_thread()
-        handoff = portal.submit(_hosted(portal, options))
+        handoff = portal.submit(_hosted(portal, options, until))
         if handoff is None:  # the interpreter is exiting
             raise calls.connect_failed(options.host, options.port, _stopped())
         try:
-            conn = cls._connected(portal, handoff, options, attempt)
+            conn = cls._connected(portal, handoff, options, until, attempt)
         except BaseException:
             portal.call_soon(_close_if_made, portal, handoff)
             raise
@@ -218,7 +216,7 @@ class PortalConnection:
     @staticmethod
     def _connected(
         portal: LoopThread, handoff: Handoff[AsyncioConnection], options: ConnectOptions,
-        attempt: Connecting | None,
+        until: float, attempt: Connecting | None,
     ) -> AsyncioConnection:
         if attempt is not None:  # close() from another thread ends the wait at once
             attempt.on_stop(functools.partial(portal.call_soon, handoff.cancel))
@@ -227,7 +225,7 @@ class PortalConnection:
             return calls.connect_failed(options.host, options.port, TimeoutError())
 
         try:
-            return portal.wait(handoff, _backstop(options.connect_timeout), backstop)
+            return portal.wait(handoff, backstop_wait(until), backstop)
         except asyncio.CancelledError:
             if attempt is not None:
                 attempt.check()  # raises: the client was closed while it connected
@@ -235,37 +233,41 @@ class PortalConnection:
 
     # -- calls ----------------------------------------------------------------
 
-    def call(self, op: methods.Call[T], timeout: float | None, *, sent: list[int] | None = None) -> T:
+    def call(self, op: methods.Call[T], until: float, *, sent: list[int] | None = None) -> T:
         self.check_thread()
         hop = _Hop(self._conn, op)
-        if not self._portal.call_soon(hop.begin, timeout, sent):
+        if not self._portal.call_soon(hop.begin, until, sent):
             self._closed()
-        return self._result(hop, timeout, calls.call_timeout)
+        return self._result(hop, until, calls.call_timeout)
 
-    def ping(self, timeout: float | None, *, sent: list[int] | None = None) -> float:
+    def ping(self, until: float, *, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        self.call(PING_OP, timeout, sent=sent)
+        self.call(PING_OP, until, sent=sent)
         return time.perf_counter() - started
 
     def stream(
-        self, op: methods.StreamCall[T], timeout: float | None, *, sent: list[int] | None = None
+        self, op: methods.StreamCall[T], until: float, item_timeout: float | None, *,
+        sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
-        """Items as they arrive, each pulled through the loop; ``timeout`` bounds the wait
-        for each. Leaving the loop early cancels the stream on the server."""
+        """Items as they arrive, each pulled through the loop: the first by ``until``, each
+        later one within ``item_timeout`` of asking for it. Leaving the loop early cancels
+        the stream on the server."""
         self.check_thread()
-        items = self._conn.stream(op, timeout, sent)
+        items = self._conn.stream(op, until, item_timeout, sent)
+        deadlines = ItemDeadlines(until, item_timeout)  # the loop keeps the same ones
         started = False
 
         def expired() -> DualioError:
-            return calls.item_timeout(timeout)
+            return calls.item_timeout(item_timeout)
 
         try:
             while True:
                 handoff = self._portal.submit(_next_item(items))
                 started = started or handoff is not None
-                item = self._result(handoff, timeout, expired)
+                item = self._result(handoff, deadlines.for_wait(), expired)
                 if isinstance(item, _End):
                     return
+                deadlines.item_taken()
                 yield item
         finally:
             if started:
@@ -286,12 +288,14 @@ class PortalConnection:
             pass
 
     def _result(
-        self, handoff: Waitable[T] | None, timeout: float | None, expired: Callable[[], DualioError]
+        self, handoff: Waitable[T] | None, until: float, expired: Callable[[], DualioError]
     ) -> T:
+        """What ``handoff`` ends with; the loop keeps ``until``, and this thread waits up to
+        ``BACKSTOP`` beyond it in case the loop never answers."""
         if handoff is None:
             self._closed()
         try:
-            return self._portal.wait(handoff, _backstop(timeout), expired)
+            return self._portal.wait(handoff, backstop_wait(until), expired)
         except asyncio.CancelledError:  # the loop stopped under it: close() ran meanwhile
             self._closed()
 

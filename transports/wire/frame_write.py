@@ -26,13 +26,18 @@ from dualio_transports.wire.errors import ConnectionLost, DualioError
 
 
 class FrameWrite:
-    """One batch of whole frames on its way out, within ``until``."""
+    """One batch of whole frames on its way out, by ``until``.
 
-    __slots__ = ("_stall_at", "data", "done", "until")
+    ``first_wait``: seconds the first wait may last however late it starts (the time the
+    batch had as it left a queue, for a writer whose send begins only when its wait does:
+    a wait already over would give up a send that never began)."""
 
-    def __init__(self, data: bytes, until: float) -> None:
+    __slots__ = ("_stall_at", "data", "done", "first_wait", "until")
+
+    def __init__(self, data: bytes, until: float, first_wait: float | None = None) -> None:
         self.data = data
         self.until = until
+        self.first_wait = first_wait
         self.done = 0  # bytes of ``data`` on the wire
         self._stall_at = 0.0
 
@@ -55,9 +60,14 @@ class FrameWrite:
 
     def wait_until(self) -> float:
         """How long the next wait for the socket may last: until the call's deadline, or
-        ``WRITE_STALL_LIMIT`` from now, whichever is first."""
-        self._stall_at = time.monotonic() + calls.WRITE_STALL_LIMIT
-        return min(self.until, self._stall_at)
+        ``WRITE_STALL_LIMIT`` from now, whichever is first (before the first byte, no less
+        than ``first_wait``)."""
+        now = time.monotonic()
+        self._stall_at = now + calls.WRITE_STALL_LIMIT
+        until = min(self.until, self._stall_at)
+        if self.done == 0 and self.first_wait is not None:
+            until = max(until, now + min(self.first_wait, calls.WRITE_STALL_LIMIT))
+        return until
 
     def expired(self, may_have_begun: bool = False) -> tuple[DualioError, ConnectionLost | None]:
         """A wait ended without room in the socket: the error the writer raises, and the

@@ -52,6 +52,7 @@ from typing import Any
 
 from dualio_transports.wire import calls
 from dualio_transports.wire.calls import CallKind, CallState, CallTable, Next, W
+from dualio_transports.wire.deadline import ItemDeadlines, passed
 from dualio_transports.wire.errors import DualioError, DualioTimeout
 
 
@@ -109,7 +110,6 @@ class Left(Exception):
     half-way: the call is given up, and nothing is sent.)"""
 
 Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
-Procedure = Generator[Effect, None, W]
 
 
 # -- pieces -------------------------------------------------------------------------
@@ -135,11 +135,14 @@ def keepalive(table: CallTable[W]) -> Generator[Effect, None, None]:
 def start(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
     sent: list[int] | None, waiter: W | None = None,
+    expired: Callable[[], DualioError] = calls.call_timeout,
 ) -> Generator[Effect, None, CallState[W]]:
     """Start a call (``waiter``: the transport's, see :attr:`CallState.waiter`) and send
     its request whole; ``sent`` is told its id once it left. A request that did not
     leave releases its id at once; one that may have left gives the call up (a CANCEL
-    follows it)."""
+    follows it). A call whose deadline has passed raises ``expired()`` and sends nothing."""
+    if passed(until):
+        raise expired()
     if table.idle:
         yield ReadIdle(until)
     call, data = table.start(kind, method, args)
@@ -169,10 +172,11 @@ def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Gene
 def begin(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
     sent: list[int] | None, waiter: W | None = None,
+    expired: Callable[[], DualioError] = calls.call_timeout,
 ) -> Generator[Effect, None, CallState[W]]:
     """:func:`start`, then ``Started``: a call that something outside may abandon once
     its request left (the emulation's cancel handle), or that is answered elsewhere."""
-    call = yield from start(table, kind, method, args, until, sent, waiter)
+    call = yield from start(table, kind, method, args, until, sent, waiter, expired)
     try:
         yield Started(call)
     except GeneratorExit:
@@ -246,19 +250,22 @@ def answer(table: CallTable[W], call: CallState[W], until: float) -> Generator[E
 
 
 def stream(
-    table: CallTable[W], method: str, args: bytes, timeout: float | None, sent: list[int] | None = None,
+    table: CallTable[W], method: str, args: bytes, deadlines: ItemDeadlines, sent: list[int] | None = None,
 ) -> Generator[Effect, None, None]:
-    """A stream: send its request, then :func:`items`."""
-    call = yield from start(table, CallKind.STREAM, method, args, calls.deadline(timeout), sent)
-    yield from items(table, call, timeout)
-
-
-def items(table: CallTable[W], call: CallState[W], timeout: float | None) -> Generator[Effect, None, None]:
-    """A started stream's items, each yielded as ``Item``, each within ``timeout``; at the
-    end, or when the consumer leaves (an exception thrown in), the stream is given up
-    (the server is told if it had not ended)."""
+    """A stream: send its request by the first item's deadline, then :func:`items`."""
     def expired() -> DualioTimeout:
-        return calls.item_timeout(timeout)
+        return calls.item_timeout(deadlines.item_timeout)
+
+    call = yield from start(table, CallKind.STREAM, method, args, deadlines.for_wait(), sent, None, expired)
+    yield from items(table, call, deadlines)
+
+
+def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> Generator[Effect, None, None]:
+    """A started stream's items, each yielded as ``Item``, each by its deadline
+    (:class:`ItemDeadlines`); at the end, or when the consumer leaves (an exception
+    thrown in), the stream is given up (the server is told if it had not ended)."""
+    def expired() -> DualioTimeout:
+        return calls.item_timeout(deadlines.item_timeout)
 
     try:
         while True:
@@ -267,10 +274,11 @@ def items(table: CallTable[W], call: CallState[W], timeout: float | None) -> Gen
             if held and not table.backlogged:
                 yield READ_ON
             if item is Next.WAIT:
-                yield from await_news(table, call, calls.deadline(timeout), True, expired)
+                yield from await_news(table, call, deadlines.for_wait(), True, expired)
             elif item is Next.END:
                 break
             else:
+                deadlines.item_taken()
                 yield Item(item)
     except Left:
         pass
