@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from dualio.lab import server_process
-from dualio.lab.server_process import ServerProcess as LabServer
+from dualio.lab.bench import server_process
+from dualio.lab.bench.server_process import ServerProcess as LabServer
 from dualio.server.config import MAX_WORKERS
 from dualio.server.workers import RESTART_LIMIT
 from dualio_sync import Client, ClosedError, DualioError, ServerStats

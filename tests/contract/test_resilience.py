@@ -56,6 +56,7 @@ from dualio_transports.wire.methods import F64, word_at
 from tests.conftest import _STARTED, ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, TIMER_SLACK, peer_finishes, timed
+from tests.fault_proxy import FaultProxy, Toxic
 from tests.scripted_peer import ScriptedPeer, ScriptError, drain, expect, stall, welcome
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
@@ -785,6 +786,46 @@ async def test_an_idle_connection_is_not_pinged_but_checked_before_the_next_call
         ], seen.states
     finally:
         await client.aclose()
+
+
+async def test_a_stream_as_the_first_call_after_an_idle_close_goes_out_on_a_new_connection(
+    transport: Transport, impatient_server: Server
+) -> None:
+    """As a call does: the server closed the idle connection, so the stream's request never
+    left on it, and it is sent on a new connection instead of failing with ClosedError."""
+    client = await transport.connect(impatient_server.address, keepalive=None, retry=PATIENT)
+    try:
+        assert await client.echo(b"busy") == b"busy"
+        await anyio.sleep(IDLE_TIMEOUT * 1.7)
+        assert await client.words(3) == [word_at(n) for n in range(3)]
+    finally:
+        await client.aclose()
+
+
+STREAM_TIMEOUT = 1.5
+LATENCY = 1.0  # each answer's way back, the handshake's included
+
+
+async def test_a_stream_that_reconnects_first_counts_the_reconnect_against_its_first_item(
+    transport: Transport, server: ServerProcess
+) -> None:
+    """The stream's first item is due ``timeout`` after the stream began, however much of
+    that the reconnect before it took (as a call's answer is): here the handshake takes
+    LATENCY, the first item LATENCY more, so the stream times out at its timeout."""
+    with FaultProxy(server.address) as proxy:
+        client = await transport.connect(proxy.address, timeout=STREAM_TIMEOUT, retry=PATIENT)
+        try:
+            assert await client.echo(b"before") == b"before"
+            proxy.set(Toxic("reset_peer"))
+            await anyio.sleep(0.2)  # the idle connection is reset
+            proxy.set(Toxic("latency", LATENCY))
+            error, took = await timed(lambda: client.words(3))
+            assert isinstance(error, DualioTimeout), repr(error)
+            assert STREAM_TIMEOUT - TIMER_SLACK <= took < STREAM_TIMEOUT + PROMPT, took
+        finally:
+            proxy.clear()
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
 
 
 # -- a half-open server ---------------------------------------------------------------------------

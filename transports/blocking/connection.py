@@ -39,7 +39,7 @@ from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallT
 from dualio_transports.wire.deadline import ItemDeadlines, passed, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
-from dualio_transports.wire.timing import control_deadline, grace_deadline
+from dualio_transports.wire.timing import at_most, control_deadline, grace_deadline
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -541,7 +541,7 @@ class BlockingConnection(OnCallTable[Any]):
         """Bytes received by ``until`` (into ``room`` if given: their count), ``b""`` or 0
         at end of stream, None if nothing came in time."""
         if self._poll_slice is not None:
-            until = min(until, time.monotonic() + self._poll_slice)
+            until = at_most(until, self._poll_slice)
         if not self._tls:  # wait first: an answer is rarely in already, and a failed recv costs more
             poller = self._read_poll
             while True:
@@ -578,7 +578,7 @@ class BlockingConnection(OnCallTable[Any]):
                 self._leave_reader_role()
             left = seconds_left(until)
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
-                raise calls.write_lock_timeout()
+                raise calls.write_timeout()
         try:
             self._write_locked(data, until, reader)
             if self._control:

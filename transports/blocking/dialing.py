@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 
 from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.wire.calls import remaining
+from dualio_transports.wire.deadline import seconds_left
 from dualio_transports.wire.errors import ClosedError
 
 
@@ -72,7 +72,7 @@ def open_socket(options: ConnectOptions, until: float, attempt: Connecting) -> s
     for family, kind, proto, _, address in socket.getaddrinfo(
         options.host, options.port, 0, socket.SOCK_STREAM
     ):
-        left = remaining(until)
+        left = seconds_left(until)
         if left is not None and left <= 0:
             raise TimeoutError
         sock = socket.socket(family, kind, proto)
@@ -85,7 +85,7 @@ def open_socket(options: ConnectOptions, until: float, attempt: Connecting) -> s
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
             if options.tls is None:
                 return sock
-            left = remaining(until)
+            left = seconds_left(until)
             if left is not None and left <= 0:
                 raise TimeoutError
             sock.settimeout(left)

@@ -13,18 +13,22 @@ from __future__ import annotations
 import threading
 
 from dualio_transports.blocking.connection import BlockingConnection, LiveCall
+from dualio_transports.wire import calls
+from dualio_transports.wire.errors import DualioTimeout
 
 
 class CallHandle:
     """Meets :class:`dualio_transports.blocking.connection.Handle`."""
 
-    __slots__ = ("_call", "_cancelled", "_conn", "_lock")
+    __slots__ = ("_call", "_cancelled", "_conn", "_lock", "left")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._conn: BlockingConnection | None = None
         self._call: LiveCall | None = None
         self._cancelled = False
+        self.left = False
+        """The call's request left (it was bound once it had)."""
 
     @property
     def cancelled(self) -> bool:
@@ -32,10 +36,15 @@ class CallHandle:
 
     def bind(self, conn: BlockingConnection, call: LiveCall) -> bool:
         with self._lock:
+            self.left = True
             if self._cancelled:
                 return False
             self._conn, self._call = conn, call
             return True
+
+    def deadline_passed(self) -> DualioTimeout:
+        """What the call's deadline means, seen from the loop (:func:`calls.deadline_passed`)."""
+        return calls.deadline_passed(self.left)
 
     def release(self) -> None:
         """The call is over: a later ``cancel`` must not touch it."""

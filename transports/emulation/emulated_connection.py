@@ -233,15 +233,16 @@ class EmulatedConnection:
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
             submit = functools.partial(self._conn.submit, op, done.callback, handle, until, sent)
-            return await self._await(self._write_then_wait(submit, done), until, handle.cancel)
+            return await self._await(
+                self._write_then_wait(submit, done), until, handle.cancel, handle.deadline_passed,
+            )
         work = functools.partial(self._conn.call, op, until, handle, sent)
         if self._plain_pool is not None:
-            return await self._in_executor(self._plain_pool, work, until, handle.cancel)
-        return await self._await(self._run(work), until, handle.cancel)
+            return await self._in_executor(self._plain_pool, work, until, handle)
+        return await self._await(self._run(work), until, handle.cancel, handle.deadline_passed)
 
     async def _in_executor(
-        self, loop: asyncio.AbstractEventLoop, work: Callable[[], R], until: float,
-        abandon: Callable[[], None],
+        self, loop: asyncio.AbstractEventLoop, work: Callable[[], R], until: float, handle: CallHandle,
     ) -> R:
         """``_await(_worker(work))`` on asyncio for the pool without a limiter: the deadline
         is a timer that cancels run_in_executor's future, with no Timeout object and no task
@@ -261,14 +262,14 @@ class EmulatedConnection:
         try:
             return await future
         except asyncio.CancelledError:
-            abandon()
+            handle.cancel()
             if expiry is not None and expiry.expired:
                 current = asyncio.current_task()
                 if current is None or not current.cancelling():  # the timer's, not the caller's
-                    raise calls.call_timeout() from None
+                    raise handle.deadline_passed() from None
             raise
         except BaseException:
-            abandon()
+            handle.cancel()
             raise
         finally:
             if timer is not None:
@@ -281,7 +282,7 @@ class EmulatedConnection:
     async def ping(self, until: float, sent: list[int] | None = None) -> float:
         handle = CallHandle()
         work = functools.partial(self._conn.ping, until, handle, sent)
-        return await self._await(self._run(work), until, handle.cancel)
+        return await self._await(self._run(work), until, handle.cancel, handle.deadline_passed)
 
     async def _await(
         self, work: Awaitable[R], until: float, abandon: Callable[[], None],

@@ -91,7 +91,7 @@ class AnyioConnection(OnCallTable[_Event]):
         )
         self._write_lock = anyio.Lock()
         self._writing = False  # a writer holds the lock: a request joins its batch
-        self._outbox: list[bytes] = []
+        self._outbox: list[bytes] = []  # a frame taken back stays as b"", so tickets keep their place
         self._queued = 0  # frames ever queued ...
         self._sent = 0  # ... and how many of them are on the wire
         self._reading = False
@@ -172,9 +172,10 @@ class AnyioConnection(OnCallTable[_Event]):
         if table.idle and not self._reading and self._pending_input():
             await self._read_idle(until)
         call, data = table.start(_UNARY, op.method, op.args)
+        ticket = 0  # its place in the outbox, while it waits there for the writer
         if self._writing:  # _send_request's first case, written out
             self._outbox.append(data)
-            self._queued += 1
+            ticket = self._queued = self._queued + 1
         else:
             send = procedure.Send(data, until)
             try:
@@ -193,6 +194,11 @@ class AnyioConnection(OnCallTable[_Event]):
             if not call.done:
                 await self._await_news(call, table.wait_until(until), False)
                 if not call.done:
+                    if ticket and passed(until) and self._take_back(ticket):
+                        await self._drive(procedure.unsent(table, call, False))
+                        if sent:
+                            sent.pop()
+                        raise calls.deadline_passed(request_left=False)
                     await self._drive(procedure.answer(table, call, until))
         except GeneratorExit:
             table.give_up(call)
@@ -241,7 +247,7 @@ class AnyioConnection(OnCallTable[_Event]):
         except BaseException:
             waiting = next((i for i, frame in enumerate(self._outbox) if frame is data), None)
             if waiting is not None:  # still queued: take it back, it never left
-                del self._outbox[waiting]
+                self._outbox[waiting] = b""
             send.may_have_left = waiting is None
             if self._outbox and self._table.failure is None:
                 await self._send_left()
@@ -270,6 +276,15 @@ class AnyioConnection(OnCallTable[_Event]):
             except DualioError:
                 pass  # a CANCEL is only advice; the caller's own outcome stands
 
+    def _take_back(self, ticket: int) -> bool:
+        """Take the frame queued with ``ticket`` out of the outbox, if no writer has taken
+        it yet: it never left."""
+        place = ticket - 1 - (self._queued - len(self._outbox))
+        if place < 0 or not self._outbox[place]:
+            return False
+        self._outbox[place] = b""
+        return True
+
     def _queue(self, data: bytes) -> int:
         if data:
             self._outbox.append(data)
@@ -292,7 +307,7 @@ class AnyioConnection(OnCallTable[_Event]):
             with self._until(until) as waiting:
                 await self._write_lock.acquire()
             if waiting.cancelled_caught:
-                raise calls.write_lock_timeout() from None
+                raise calls.write_timeout() from None
         self._writing = True
         try:
             if self._sent >= ticket:  # ours went with the writer before us

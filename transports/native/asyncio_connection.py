@@ -37,7 +37,7 @@ from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallT
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock, passed
 from dualio_transports.wire.deadlines import Deadlines
 from dualio_transports.wire.errors import DualioError, DualioTimeout
-from dualio_transports.wire.timing import CLOSE_GRACE, KEEPALIVE_SLACK
+from dualio_transports.wire.timing import CLOSE_GRACE, keepalive_timer
 
 T = TypeVar("T")
 _BATCH_FRAMES = 256
@@ -263,9 +263,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
             self._perform_now(due)
             if self._table.failure is not None:
                 return
-        wait = self._table.keepalive_wait()
-        if wait is not None and not self._table.closed:
-            self._keepalive_at = self._loop.time() + wait + KEEPALIVE_SLACK
+        if not self._table.closed:
+            self._keepalive_at = self._loop_time(keepalive_timer(self._table))
 
     # -- calls --------------------------------------------------------------------
 

@@ -85,9 +85,14 @@ class Series:
             ) from error
         wait = self._policy.delay(tries)
         if time.monotonic() + wait >= self._until:
+            limit = (
+                f"retry budget {self._policy.budget:g}s"
+                if self._until == self._started + self._policy.budget
+                else "the call's timeout ends before the next try"
+            )
             raise RetriesExhausted(
                 f"gave up after {tries} tries in {time.monotonic() - self._started:.1f}s "
-                f"(retry budget {self._policy.budget:g}s): {error}", tries, self.failures,
+                f"({limit}): {error}", tries, self.failures,
             ) from error
         return wait
 

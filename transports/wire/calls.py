@@ -121,11 +121,15 @@ def item_timeout(timeout: float | None) -> DualioTimeout:
     return DualioTimeout(f"no stream item within {timeout}s")
 
 
-def write_lock_timeout() -> DualioTimeout:
-    return DualioTimeout("timed out waiting to write the request")
+def deadline_passed(request_left: bool) -> DualioTimeout:
+    """What a call's deadline means: the call's timeout once its request left, else the
+    write's (the request was taken back, or never began to leave)."""
+    return call_timeout() if request_left else write_timeout()
 
 
 def write_timeout() -> DualioTimeout:
+    """The request did not leave by the call's deadline (it waited for the socket, for
+    another writer, or for a worker): it was never sent."""
     return DualioTimeout("timed out writing the request")
 
 
@@ -555,19 +559,19 @@ class CallTable(Generic[W]):
 
     def keepalive_wait(self) -> float | None:
         """Seconds until :meth:`keepalive_due` may have something to do; None: never."""
-        check = self._keepalive_check()
+        check = self.next_keepalive_check()
         return None if check is None else max(check - time.monotonic(), 0.0)
 
     def wait_until(self, until: float) -> float:
         """How long a wait for news may last: until ``until``, or the next keepalive
         check (:meth:`keepalive_wait`) if that comes first."""
-        check = self._keepalive_check()
+        check = self.next_keepalive_check()
         if check is None or until <= check:
             return until
         now = time.monotonic()
         return check if check > now else min(now, until)
 
-    def _keepalive_check(self) -> float | None:
+    def next_keepalive_check(self) -> float | None:
         """The ``time.monotonic()`` of the next keepalive check; None: never."""
         keepalive = self.keepalive
         if keepalive is None:

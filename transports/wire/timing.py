@@ -3,6 +3,10 @@ written once (a call's own time is its deadline, :mod:`dualio_transports.wire.de
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+from dualio_transports.wire.calls import CallTable
 from dualio_transports.wire.deadline import NO_DEADLINE, deadline, later_by, seconds_left
 
 CLOSE_GRACE = 1.0
@@ -41,6 +45,21 @@ def backstop_wait(until: float) -> float | None:
     return max(seconds_left(later_by(until, BACKSTOP)) or 0.0, 0.0)
 
 
+def at_most(until: float, seconds: float) -> float:
+    """``until``, or ``seconds`` from now if that comes first (a wait cut into slices)."""
+    return min(until, deadline(seconds))
+
+
 def idle_read_deadline(until: float) -> float:
     """The deadline of reading what came while idle, before a call that must end by ``until``."""
-    return min(until, deadline(IDLE_READ))
+    return at_most(until, IDLE_READ)
+
+
+def keepalive_timer(table: CallTable[Any]) -> float:
+    """When a transport whose timer keeps the keepalive schedule (rather than its waiting
+    callers) looks next: :data:`KEEPALIVE_SLACK` after the table's next check is due;
+    :data:`NO_DEADLINE` when none is planned."""
+    check = table.next_keepalive_check()
+    if check is None:
+        return NO_DEADLINE
+    return max(check, time.monotonic()) + KEEPALIVE_SLACK
