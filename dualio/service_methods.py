@@ -29,7 +29,8 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.wire import methods
-from dualio_transports.wire.deadline import deadline
+from dualio_transports.wire.calls import call_timeout
+from dualio_transports.wire.deadline import deadline, passed
 from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
 from dualio_transports.wire.methods import ServerStats
 
@@ -129,7 +130,11 @@ class AsyncServiceMethods:
             return await self._attempts(op, until)
         sent: list[int] = []
         try:
-            transport = self._ready_transport() or await self._reconnect(until)
+            transport = self._ready_transport()
+            if transport is None:
+                transport = await self._reconnect(until)
+                if passed(until):  # connecting took all of it: nothing is sent
+                    raise call_timeout()
             return await transport.call(op, until, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
@@ -175,6 +180,8 @@ class AsyncServiceMethods:
                     notify(on_request, CallStarted(op.method, len(op.args), tries, number))
                 try:
                     transport = self._ready_transport() or await self._reconnect(until)
+                    if passed(until):  # connecting or pausing took all of it: nothing is sent
+                        raise call_timeout()
                     if isinstance(op, _Ping):
                         result: T = await transport.ping(until, sent=sent)  # type: ignore[assignment]
                     else:

@@ -24,7 +24,8 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.wire import methods
-from dualio_transports.wire.deadline import deadline
+from dualio_transports.wire.calls import call_timeout
+from dualio_transports.wire.deadline import deadline, passed
 from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
 from dualio_transports.wire.methods import ServerStats
 
@@ -124,7 +125,11 @@ class ServiceMethods:
             return self._attempts(op, until)
         sent: list[int] = []
         try:
-            transport = self._ready_transport() or self._reconnect(until)
+            transport = self._ready_transport()
+            if transport is None:
+                transport = self._reconnect(until)
+                if passed(until):  # connecting took all of it: nothing is sent
+                    raise call_timeout()
             return transport.call(op, until, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, op.idempotent):
@@ -170,6 +175,8 @@ class ServiceMethods:
                     notify(on_request, CallStarted(op.method, len(op.args), tries, number))
                 try:
                     transport = self._ready_transport() or self._reconnect(until)
+                    if passed(until):  # connecting or pausing took all of it: nothing is sent
+                        raise call_timeout()
                     if isinstance(op, _Ping):
                         result: T = transport.ping(until, sent=sent)  # type: ignore[assignment]
                     else:

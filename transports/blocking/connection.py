@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from threading import get_ident
+from time import monotonic
 from typing import Any, Protocol, Self, TypeVar
 
 from dualio_transports.blocking import driver
@@ -36,7 +37,7 @@ from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.wire import calls, methods, procedure
 from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
-from dualio_transports.wire.deadline import ItemDeadlines, passed, seconds_left
+from dualio_transports.wire.deadline import ItemDeadlines, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
 from dualio_transports.wire.timing import at_most, control_deadline, grace_deadline
@@ -218,8 +219,6 @@ class BlockingConnection(OnCallTable[Any]):
         if handle is not None:
             _check_not_cancelled(handle)
         try:
-            if passed(until):
-                raise calls.call_timeout()
             with self._mutex:
                 idle = table.idle
                 if not idle:
@@ -249,7 +248,7 @@ class BlockingConnection(OnCallTable[Any]):
                     raise late
                 if handle is not None and not handle.bind(self, call):
                     raise calls.cancelled_while_sent()
-                if passed(until):  # the send took the call's time: as the procedure's await_news
+                if until <= monotonic():  # the send took the call's time: as the procedure's await_news
                     raise calls.call_timeout()
                 if reader and self._reading == reader:  # perform()'s Await, written out
                     self._read_once(wake_by)  # gives the role up, unless interrupted before it held it

@@ -166,8 +166,6 @@ class AnyioConnection(OnCallTable[_Event]):
         every coroutine and generator between it and its event, so the usual path drives
         no procedure, and calls one only for what is not straight: a failed write, a wait
         past the first deadline or keepalive check, a give-up."""
-        if passed(until):
-            raise calls.call_timeout()
         table = self._table
         if table.idle and not self._reading and self._pending_input():
             await self._read_idle(until)

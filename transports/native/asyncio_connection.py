@@ -34,7 +34,7 @@ from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import calls, methods, procedure
 from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
-from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock, passed
+from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
 from dualio_transports.wire.deadlines import Deadlines
 from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.timing import CLOSE_GRACE, keepalive_timer
@@ -75,8 +75,8 @@ def _wake(call: LiveCall) -> None:
 class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[None]"]):
     __slots__ = (
         "_clock", "_close_grace", "_deadlines", "_decoder", "_disconnected", "_drained", "_into_room",
-        "_keepalive_at", "_loop", "_lost", "_outbox", "_paused", "_plain_futures", "_read_view",
-        "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "loop",
+        "_keepalive_at", "_loop", "_lost", "_monotonic_clock", "_outbox", "_paused", "_plain_futures",
+        "_read_view", "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
@@ -93,6 +93,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         # asyncio's own loop: its clock is time.monotonic and its futures asyncio.Future,
         # made here without a Python-level call each
         self._clock = time.monotonic if type(loop).time is asyncio.BaseEventLoop.time else loop.time
+        self._monotonic_clock = self._clock is time.monotonic
         self._plain_futures = type(loop).create_future is asyncio.BaseEventLoop.create_future
         self.loop = LoopHandle.current()
         self._transport: asyncio.Transport | None = None
@@ -291,16 +292,13 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
             self._transport.write(b"".join(outbox))
 
     def _call_future(self, until: float) -> asyncio.Future[None]:
-        """A call's future, ended with a timeout error at ``until`` unless it ends first; the
-        call's timeout error at once when ``until`` has passed (nothing is sent then)."""
-        if passed(until):
-            raise calls.call_timeout()
+        """A call's future, ended with a timeout error at ``until`` unless it ends first."""
         loop = self._loop
         future: asyncio.Future[None] = (
             asyncio.Future(loop=loop) if self._plain_futures else loop.create_future()
         )
         if until != NO_DEADLINE:
-            when = self._loop_time(until)
+            when = until if self._monotonic_clock else on_clock(until, self._clock)
             if self._deadlines.add(when, future):
                 self._arm(when)
         return future

@@ -32,8 +32,8 @@ def seconds_left(until: float) -> float | None:
 
 
 def passed(until: float) -> bool:
-    """Whether ``until`` has come."""
-    return until != NO_DEADLINE and until <= time.monotonic()
+    """Whether ``until`` has come (never, for no deadline: ``math.inf`` is after every time)."""
+    return until <= time.monotonic()
 
 
 def on_clock(until: float, clock: Callable[[], float]) -> float:

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from dualio_transports.wire.calls import CallTable
-from dualio_transports.wire.deadline import NO_DEADLINE, deadline, later_by, seconds_left
+from dualio_transports.wire.deadline import NO_DEADLINE, deadline
 
 CLOSE_GRACE = 1.0
 """Seconds a goodbye, a CANCEL or a PING may take to write, and a closing socket to close,
@@ -42,7 +42,7 @@ def backstop_wait(until: float) -> float | None:
     :data:`BACKSTOP` past ``until``; None (no limit) when there is no deadline."""
     if until == NO_DEADLINE:
         return None
-    return max(seconds_left(later_by(until, BACKSTOP)) or 0.0, 0.0)
+    return max(until + BACKSTOP - time.monotonic(), 0.0)
 
 
 def at_most(until: float, seconds: float) -> float:
