@@ -1,6 +1,7 @@
 """dualio's async face: ``from dualio import AsyncClient``."""
 
 from dualio.client import AsyncClient
+from dualio_transports.dualio_protocol.methods import ServerStats
 from dualio_transports.emulation.adapter import emulate_async
 from dualio_transports.emulation.callbacks import AwaitableCallback, EventedCallback
 from dualio_transports.policy.events import CallFinished, CallStarted, ConnectionState
@@ -25,7 +26,6 @@ from dualio_transports.wire.errors import (
     UsageError,
     VersionMismatch,
 )
-from dualio_transports.wire.methods import ServerStats
 
 __all__ = [
     "AsyncClient",

@@ -20,8 +20,8 @@ from dualio.server.config import (
     SEQUENTIAL_BACKLOG,
     check_workers,
 )
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 from dualio_transports.version import VERSION
-from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 
 def _parser(lab: bool = True) -> argparse.ArgumentParser:
@@ -179,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          else DEFAULT_BACKLOG),
                 tls=_server_tls(args.tls_cert, args.tls_key),
             )
-            from dualio_transports.wire.frames import validate_max_frame_size
+            from dualio_transports.dualio_protocol.frames import validate_max_frame_size
 
             validate_max_frame_size(config.max_frame_size)
         except (ValueError, OSError) as exc:

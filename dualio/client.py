@@ -12,6 +12,7 @@ from typing import Literal
 import anyio
 
 from dualio.service_methods import AsyncServiceMethods
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 from dualio_transports.emulation.emulated_connection import EmulatedConnection, Strategy, check_emulation
 from dualio_transports.interface import AsyncTransport
 from dualio_transports.native.anyio_connection import AnyioConnection
@@ -27,10 +28,9 @@ from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_pol
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import calls
+from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import seconds_left
 from dualio_transports.wire.errors import ConnectError, UsageError
-from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 TransportName = Literal["native", "anyio", "emulated"]
 _TRANSPORTS = ("native", "anyio", "emulated")
@@ -197,7 +197,7 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
             with anyio.fail_after(seconds_left(until)):
                 await lock.acquire()
         except TimeoutError:
-            raise calls.call_timeout() from None
+            raise failures.call_timeout() from None
         try:
             self._life.check_open()
             conn = self._conn

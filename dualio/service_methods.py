@@ -5,7 +5,7 @@ This file is the source of ``dualio_sync/service_methods.py``, which
 ``dualio/devtools/unasync.py`` generates from it (``async``/``await`` removed, async types
 replaced by their blocking twins). Edit this file, then run
 ``python -m dualio.devtools.unasync``; the test command fails when the two drift apart.
-A new service method is its encoding in ``transports/wire/methods.py`` plus one
+A new service method is its encoding in ``transports/dualio_protocol/methods.py`` plus one
 method here.
 """
 
@@ -16,6 +16,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.methods import ServerStats
 from dualio_transports.interface import AsyncTransport
 from dualio_transports.policy.events import (
     CallFinished,
@@ -28,11 +30,10 @@ from dualio_transports.policy.events import (
 )
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
-from dualio_transports.wire import methods
-from dualio_transports.wire.calls import call_timeout
 from dualio_transports.wire.deadline import deadline, passed
 from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
-from dualio_transports.wire.methods import ServerStats
+from dualio_transports.wire.failures import call_timeout
+from dualio_transports.wire.request import Request, StreamRequest
 
 T = TypeVar("T")
 
@@ -124,7 +125,7 @@ class AsyncServiceMethods:
         after a lost connection (its effects are unknown)."""
         return await self._call(methods.raw(method, payload), timeout)
 
-    async def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
+    async def _call(self, op: Request[T], timeout: float | Unset | None) -> T:
         until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
         if self.on_request is not None or self.on_response is not None:
             return await self._attempts(op, until)
@@ -142,7 +143,7 @@ class AsyncServiceMethods:
             return await self._attempts(op, until, exc)
 
     async def _attempts(
-        self, op: methods.Call[T] | _Ping, until: float, error: DualioError | None = None,
+        self, op: Request[T] | _Ping, until: float, error: DualioError | None = None,
     ) -> T:
         """Send ``op`` by ``until`` (after a first try that failed with ``error``, if given), and again
         while the retry policy allows and it is safe; tell the user's hooks before each
@@ -207,7 +208,7 @@ class AsyncServiceMethods:
                    CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid, number))
         return result
 
-    async def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> AsyncIterator[T]:
+    async def _stream(self, op: StreamRequest[T], timeout: float | None) -> AsyncIterator[T]:
         """The stream's items; the hooks hear of each try before it starts and of the
         stream once when it ends (all items taken, the consumer left early, or an error).
         The first item's deadline is the stream's own, made as its iteration begins, so

@@ -1,6 +1,7 @@
 """dualio's blocking face: ``from dualio_sync import Client``."""
 
 from dualio_sync.client import Client
+from dualio_transports.dualio_protocol.methods import ServerStats
 from dualio_transports.policy.events import CallFinished, CallStarted, ConnectionState
 from dualio_transports.policy.retry import RetryPolicy
 from dualio_transports.policy.telemetry import Instrumentation, instrument
@@ -23,7 +24,6 @@ from dualio_transports.wire.errors import (
     UsageError,
     VersionMismatch,
 )
-from dualio_transports.wire.methods import ServerStats
 
 __all__ = [
     "AuthenticationError",

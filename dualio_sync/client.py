@@ -13,6 +13,7 @@ from dualio_sync.service_methods import ServiceMethods
 from dualio_transports import forks
 from dualio_transports.blocking.connection import BlockingConnection
 from dualio_transports.blocking.dialing import Connecting
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 from dualio_transports.interface import BlockingTransport
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import (
@@ -24,10 +25,9 @@ from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
-from dualio_transports.wire import calls
+from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import seconds_left
 from dualio_transports.wire.errors import ConnectError, UsageError
-from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
 
 if TYPE_CHECKING:
     from dualio_transports.portal.connection import PortalConnection
@@ -176,7 +176,7 @@ class Client(ServiceMethods, FromUrl):
         left = seconds_left(until)
         lock = self._own_lock()
         if not lock.acquire(timeout=-1 if left is None else max(left, 0)):
-            raise calls.call_timeout()
+            raise failures.call_timeout()
         try:
             self._life.check_open()
             conn = self._conn

@@ -11,6 +11,8 @@ import time
 from collections.abc import Iterator
 from typing import TypeVar
 
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.methods import ServerStats
 from dualio_transports.interface import BlockingTransport
 from dualio_transports.policy.events import (
     CallFinished,
@@ -23,11 +25,10 @@ from dualio_transports.policy.events import (
 )
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
-from dualio_transports.wire import methods
-from dualio_transports.wire.calls import call_timeout
 from dualio_transports.wire.deadline import deadline, passed
 from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
-from dualio_transports.wire.methods import ServerStats
+from dualio_transports.wire.failures import call_timeout
+from dualio_transports.wire.request import Request, StreamRequest
 
 T = TypeVar("T")
 
@@ -119,7 +120,7 @@ class ServiceMethods:
         after a lost connection (its effects are unknown)."""
         return self._call(methods.raw(method, payload), timeout)
 
-    def _call(self, op: methods.Call[T], timeout: float | Unset | None) -> T:
+    def _call(self, op: Request[T], timeout: float | Unset | None) -> T:
         until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
         if self.on_request is not None or self.on_response is not None:
             return self._attempts(op, until)
@@ -137,7 +138,7 @@ class ServiceMethods:
             return self._attempts(op, until, exc)
 
     def _attempts(
-        self, op: methods.Call[T] | _Ping, until: float, error: DualioError | None = None,
+        self, op: Request[T] | _Ping, until: float, error: DualioError | None = None,
     ) -> T:
         """Send ``op`` by ``until`` (after a first try that failed with ``error``, if given), and again
         while the retry policy allows and it is safe; tell the user's hooks before each
@@ -202,7 +203,7 @@ class ServiceMethods:
                    CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid, number))
         return result
 
-    def _stream(self, op: methods.StreamCall[T], timeout: float | None) -> Iterator[T]:
+    def _stream(self, op: StreamRequest[T], timeout: float | None) -> Iterator[T]:
         """The stream's items; the hooks hear of each try before it starts and of the
         stream once when it ends (all items taken, the consumer left early, or an error).
         The first item's deadline is the stream's own, made as its iteration begins, so

@@ -23,7 +23,7 @@ from contextlib import nullcontext
 from dualio import AsyncClient
 from dualio.server.embedded import EmbeddedServer
 from dualio_sync import Client
-from dualio_transports.wire.methods import word_at
+from dualio_transports.dualio_protocol.methods import word_at
 
 Top = list[tuple[str, int]]
 

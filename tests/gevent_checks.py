@@ -21,7 +21,7 @@ from collections.abc import Callable  # noqa: E402
 import gevent  # noqa: E402
 
 from dualio_sync import Client, DualioTimeout  # noqa: E402
-from dualio_transports.wire.methods import word_at  # noqa: E402
+from dualio_transports.dualio_protocol.methods import word_at  # noqa: E402
 
 WAIT = 0.1  # what each call waits on the server
 LIMIT = 3.0  # well under 500 x WAIT: the waits overlap

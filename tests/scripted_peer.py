@@ -33,9 +33,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from dualio_transports.wire.client_protocol import WELCOME
-from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import (
+from dualio_transports.dualio_protocol.client_protocol import WELCOME
+from dualio_transports.dualio_protocol.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     MIN_FRAME_LENGTH,
@@ -45,7 +44,8 @@ from dualio_transports.wire.frames import (
     FrameKind,
     encode_frame,
 )
-from dualio_transports.wire.methods import F64, decode_request, word_at
+from dualio_transports.dualio_protocol.methods import F64, decode_request, word_at
+from dualio_transports.wire.errors import ErrorCode
 
 IO_TIMEOUT = 5.0  # the peer never waits longer than this for anything
 

@@ -10,8 +10,8 @@ import pytest
 
 from dualio import AsyncClient
 from dualio_sync import Client, RemoteError
+from dualio_transports.dualio_protocol.methods import MAX_SECONDS
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.methods import MAX_SECONDS
 from tests.conftest import ServerProcess
 
 HUGE = 10**400

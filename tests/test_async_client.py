@@ -22,7 +22,7 @@ import pytest
 import trustme
 
 from dualio import AsyncClient, UsageError
-from dualio_transports.wire.blob import blob_bytes
+from dualio_transports.dualio_protocol.blob import blob_bytes
 from tests.conftest import ServerProcess, start_server
 
 pytestmark = pytest.mark.anyio

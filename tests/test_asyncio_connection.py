@@ -10,7 +10,7 @@ import time
 import pytest
 
 from dualio import AsyncClient, ConnectionLost, DualioTimeout
-from dualio_transports.wire.frames import FrameDecoder, FrameKind
+from dualio_transports.dualio_protocol.frames import FrameDecoder, FrameKind
 from tests.conftest import ServerProcess
 from tests.scripted_peer import ScriptedPeer, drain, expect, reply, stall
 

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from dualio_transports.wire import calls
-from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable, Next
-from dualio_transports.wire.client_protocol import WELCOME, encode_error
+from dualio_transports.dualio_protocol.client_protocol import WELCOME, ClientProtocol, encode_error
+from dualio_transports.dualio_protocol.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    MAX_REQUEST_ID,
+    PROTOCOL_VERSION,
+    Frame,
+    FrameDecoder,
+    FrameKind,
+    encode_frame,
+)
+from dualio_transports.wire import call_table, failures
+from dualio_transports.wire import deadline as deadline_module
+from dualio_transports.wire.call_table import ITEM_COST, STREAM_BACKLOG, CallState, CallTable, Next
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -18,15 +28,7 @@ from dualio_transports.wire.errors import (
     ProtocolError,
     RemoteError,
 )
-from dualio_transports.wire.frames import (
-    DEFAULT_MAX_FRAME_SIZE,
-    MAX_REQUEST_ID,
-    PROTOCOL_VERSION,
-    Frame,
-    FrameDecoder,
-    FrameKind,
-    encode_frame,
-)
+from dualio_transports.wire.protocol import CallKind
 
 Table = CallTable[None]
 Call = CallState[None]
@@ -36,7 +38,7 @@ WELCOME_FRAME = encode_frame(FrameKind.WELCOME, 0, WELCOME.pack(PROTOCOL_VERSION
 def open_table() -> tuple[Table, list[Call]]:
     """A handshaken table and the list of calls its wake function was called for."""
     woken: list[Call] = []
-    table: Table = CallTable(wake=woken.append)
+    table: Table = CallTable(ClientProtocol(), wake=woken.append)
     assert table.receive(WELCOME_FRAME) is None
     assert woken == [table.handshake] and table.handshake.done
     woken.clear()
@@ -185,7 +187,7 @@ def test_give_up_abandons_until_the_final_frame_then_the_id_is_free() -> None:
 def test_give_up_with_the_callers_own_error() -> None:
     table, _ = open_table()
     call, _ = table.start(CallKind.UNARY, "sleep", b"")
-    table.give_up(call, calls.call_timeout())
+    table.give_up(call, failures.call_timeout())
     with pytest.raises(DualioTimeout):
         call.outcome()
 
@@ -196,7 +198,7 @@ def test_give_up_after_the_answer_or_the_failure_sends_nothing() -> None:
     table.receive(frame(FrameKind.RESPONSE, answered, b"x"))
     assert table.give_up(answered) == b"" and answered.outcome() == b"x"
     live, _ = table.start(CallKind.UNARY, "echo", b"")
-    table.fail(calls.peer_closed())
+    table.fail(failures.peer_closed())
     assert table.give_up(live) == b"" and isinstance(live.error, ClosedError)
 
 
@@ -214,29 +216,29 @@ def test_an_unsent_request_is_released_or_given_up() -> None:
     CANCEL) when it certainly never left or the connection failed; else given up."""
     table, _ = open_table()
     never, _ = table.start(CallKind.UNARY, "echo", b"")
-    assert table.unsent(never, maybe_on_wire=False) == b"" and table.in_flight == 0
+    assert table.unsent(never, may_have_left=False) == b"" and table.in_flight == 0
     maybe, _ = table.start(CallKind.UNARY, "echo", b"")
-    assert decoded(table.unsent(maybe, maybe_on_wire=True)) == [Frame(FrameKind.CANCEL, maybe.id)]
+    assert decoded(table.unsent(maybe, may_have_left=True)) == [Frame(FrameKind.CANCEL, maybe.id)]
     assert table.in_flight == 1 and maybe.abandoned
     broken, _ = table.start(CallKind.UNARY, "echo", b"")
-    table.fail(calls.peer_closed())
-    assert table.unsent(broken, maybe_on_wire=True) == b"" and table.in_flight == 0
+    table.fail(failures.peer_closed())
+    assert table.unsent(broken, may_have_left=True) == b"" and table.in_flight == 0
 
 
 def test_idle_is_no_call_in_flight_and_a_moment_of_silence(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(calls, "IDLE_CHECK_AFTER", 60.0)  # a busy machine's steps take a millisecond
-    table: Table = CallTable()
+    monkeypatch.setattr(call_table, "IDLE_CHECK_AFTER", 60.0)  # a busy machine's steps take a millisecond
+    table: Table = CallTable(ClientProtocol())
     assert not table.idle  # the handshake is under way: its answer is not read yet
     table.receive(WELCOME_FRAME)
     assert not table.idle  # just heard from the server
-    table.last_heard -= calls.IDLE_CHECK_AFTER
+    table.last_heard -= call_table.IDLE_CHECK_AFTER
     assert table.idle
     call, _ = table.start(CallKind.PING, "ping", b"")
     table.last_heard -= 61.0
     assert not table.idle  # a call in flight: its caller reads
     table.receive(frame(FrameKind.PONG, call))
     assert not table.idle
-    table.last_heard -= calls.IDLE_CHECK_AFTER
+    table.last_heard -= call_table.IDLE_CHECK_AFTER
     assert table.idle
 
 
@@ -245,7 +247,7 @@ def test_a_call_on_a_failed_connection_may_be_retried_even_after_close() -> None
     still finds it gets a retryable ClosedError, its cause the failure. One its user
     closed gives a ClosedError that is not retryable."""
     table, _ = open_table()
-    lost = calls.peer_closed()
+    lost = failures.peer_closed()
     table.fail(lost)
     table.close()
     with pytest.raises(ClosedError) as info:
@@ -253,7 +255,7 @@ def test_a_call_on_a_failed_connection_may_be_retried_even_after_close() -> None
     assert info.value.retryable and info.value.__cause__ is lost
     mine, _ = open_table()
     mine.close()
-    mine.fail(calls.closed_by_user())
+    mine.fail(failures.closed_by_user())
     with pytest.raises(ClosedError) as info:
         mine.start(CallKind.UNARY, "echo", b"")
     assert not info.value.retryable
@@ -275,8 +277,8 @@ def test_ids_wrap_around_and_skip_zero() -> None:
 def test_fail_ends_every_live_call_once_with_the_first_failure() -> None:
     table, woken = open_table()
     live = [table.start(kind, "m", b"")[0] for kind in (CallKind.UNARY, CallKind.STREAM, CallKind.PING)]
-    first = table.fail(calls.peer_closed())
-    assert table.fail(calls.closed_by_user()) is first
+    first = table.fail(failures.peer_closed())
+    assert table.fail(failures.closed_by_user()) is first
     assert woken == live and all(call.error is first for call in live)
     assert table.receive(b"anything") is first
     with pytest.raises(ClosedError, match="the server closed the connection"):
@@ -307,20 +309,20 @@ def test_close_says_goodbye_once_and_refuses_new_calls() -> None:
     with pytest.raises(ClosedError, match=r"^the connection is closed$"):
         table.start(CallKind.UNARY, "echo", b"")
     assert table.give_up(call) == b""  # no CANCEL after the goodbye
-    table.fail(calls.closed_by_user())
+    table.fail(failures.closed_by_user())
     assert table.in_flight == 0
 
 
 def test_no_goodbye_after_a_failure() -> None:
     table, _ = open_table()
-    table.fail(calls.peer_closed())
+    table.fail(failures.peer_closed())
     assert table.close() == b""
 
 
 # -- the handshake and its errors ---------------------------------------------------
 
 def test_handshake_refused_maps_to_connect_errors() -> None:
-    table: Table = CallTable(token="wrong")
+    table: Table = CallTable(ClientProtocol(token="wrong"))
     assert table.in_flight == 0
     failure = table.receive(encode_error(0, ErrorCode.UNAUTHORIZED, "bad token"))
     assert isinstance(failure, AuthenticationError)
@@ -329,21 +331,22 @@ def test_handshake_refused_maps_to_connect_errors() -> None:
 
 
 def test_handshake_and_connect_error_mapping() -> None:
-    assert isinstance(calls.handshake_failed(calls.call_timeout()), ConnectTimeout)
-    closed = calls.handshake_failed(calls.peer_closed())
+    assert isinstance(failures.handshake_failed(failures.call_timeout()), ConnectTimeout)
+    closed = failures.handshake_failed(failures.peer_closed())
     assert type(closed) is ConnectError and "during the handshake" in str(closed)
-    other = calls.handshake_failed(ProtocolError("x"))
+    other = failures.handshake_failed(ProtocolError("x"))
     assert type(other) is ConnectError and str(other) == "handshake failed: x"
     refused = AuthenticationError("no")
-    assert calls.handshake_failed(refused) is refused
-    assert isinstance(calls.connect_failed("h", 1, TimeoutError()), ConnectTimeout)
-    error = calls.connect_failed("h", 1, ConnectionRefusedError("refused"))
+    assert failures.handshake_failed(refused) is refused
+    assert isinstance(failures.connect_failed("h", 1, TimeoutError()), ConnectTimeout)
+    error = failures.connect_failed("h", 1, ConnectionRefusedError("refused"))
     assert type(error) is ConnectError and str(error) == "cannot connect to h:1: refused"
 
 
 def test_deadlines() -> None:
-    assert calls.deadline(None) == float("inf") and calls.remaining(float("inf")) is None
-    left = calls.remaining(calls.deadline(5))
+    assert deadline_module.deadline(None) == float("inf")
+    assert deadline_module.seconds_left(float("inf")) is None
+    left = deadline_module.seconds_left(deadline_module.deadline(5))
     assert left is not None and 4 < left <= 5
 
 

@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from dualio import AsyncClient
-from dualio_transports.wire import calls
-from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG
+from dualio_transports.wire import timing
+from dualio_transports.wire.call_table import ITEM_COST, STREAM_BACKLOG
 from dualio_transports.wire.errors import ConnectionLost
 from tests.conftest import ServerProcess
 from tests.scripted_peer import ScriptedPeer, stall
@@ -89,7 +89,7 @@ async def test_leaving_a_backlogged_stream_lets_the_reader_read_again(
 async def test_a_stalled_write_without_timeout_fails_its_connection_after_the_stall_limit(
     monkeypatch: pytest.MonkeyPatch, anyio_backend: str
 ) -> None:
-    monkeypatch.setattr(calls, "WRITE_STALL_LIMIT", 0.5)
+    monkeypatch.setattr(timing, "WRITE_STALL_LIMIT", 0.5)
     with ScriptedPeer(stall()) as peer:
         async with AsyncClient(*peer.address, timeout=None, transport="anyio", retry=None) as client:
             started = time.monotonic()
@@ -105,7 +105,7 @@ def test_a_stalled_write_without_timeout_fails_its_connection_after_the_stall_li
 ) -> None:
     from dualio_sync import Client
 
-    monkeypatch.setattr(calls, "WRITE_STALL_LIMIT", 0.5)
+    monkeypatch.setattr(timing, "WRITE_STALL_LIMIT", 0.5)
     with ScriptedPeer(stall()) as peer, Client(*peer.address, timeout=None, retry=None) as client:
         started = time.monotonic()
         with pytest.raises(ConnectionLost, match=r"no progress for 0\.5s"):

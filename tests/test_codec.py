@@ -14,10 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dualio_transports.wire import errors, methods
-from dualio_transports.wire.blob import CHUNK, blob_bytes
-from dualio_transports.wire.errors import FrameTooLarge, ProtocolError
-from dualio_transports.wire.frames import (
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.blob import CHUNK, blob_bytes
+from dualio_transports.dualio_protocol.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     LARGE_PAYLOAD,
@@ -28,6 +27,9 @@ from dualio_transports.wire.frames import (
     encode_frame,
     max_payload_size,
 )
+from dualio_transports.wire import errors
+from dualio_transports.wire.errors import FrameTooLarge, ProtocolError
+from dualio_transports.wire.request import Request
 
 VECTORS = json.loads(
     (Path(__file__).parent / "vectors" / "protocol_v1.json").read_text(encoding="utf-8")
@@ -429,11 +431,11 @@ def test_word_at_rule() -> None:
 
 
 def test_calls_built_without_their_constructor_have_every_field() -> None:
-    """echo, upper and sleep make their Call with tuple.__new__ (no defaults applied):
-    each must still have every field of Call, in order."""
-    from dualio_transports.wire import methods
+    """echo, upper and sleep make their Request with tuple.__new__ (no defaults applied):
+    each must still have every field of Request, in order."""
+    from dualio_transports.dualio_protocol import methods
 
     for op in (methods.echo(b"x", 0.0), methods.upper("x", 0.5), methods.sleep(0.0)):
-        assert len(op) == len(methods.Call._fields)
+        assert len(op) == len(Request._fields)
         assert isinstance(op.method, str) and isinstance(op.args, bytes)
         assert callable(op.decode) and op.idempotent is True

@@ -26,7 +26,7 @@ FORBIDDEN = {
     "seconds added to a time": re.compile(r"\+\s*(timeout|seconds|left|wait|slack)\b", re.IGNORECASE),
     "a relative timer of anyio": re.compile(r"\b(fail_after|move_on_after)\("),
     "a relative timer of asyncio": re.compile(
-        r"asyncio\.timeout\(|call_later\((?!CLOSE_GRACE|calls\.WRITE_STALL_LIMIT)"
+        r"asyncio\.timeout\(|call_later\((?!CLOSE_GRACE|timing\.WRITE_STALL_LIMIT)"
     ),
     "time left as a new timeout": re.compile(r"\b(timeout_left|remaining)\("),
 }

@@ -1,11 +1,11 @@
-"""Deadlines (transports/wire/deadlines.py): many waits behind one timer, in memory."""
+"""TimerQueue (transports/native/timer_queue.py): many waits behind one timer, in memory."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from dualio_transports.wire.deadlines import Deadlines
+from dualio_transports.native.timer_queue import TimerQueue
 
 
 @dataclass(eq=False)
@@ -14,11 +14,11 @@ class Wait:
     ended: bool = False
 
 
-def deadlines() -> Deadlines[Wait]:
-    return Deadlines(lambda wait: wait.ended)
+def deadlines() -> TimerQueue[Wait]:
+    return TimerQueue(lambda wait: wait.ended)
 
 
-def due(d: Deadlines[Wait], now: float) -> list[Wait]:
+def due(d: TimerQueue[Wait], now: float) -> list[Wait]:
     """What fired at ``now``, without the timeouts."""
     return [wait for wait, _ in d.fired(now)]
 

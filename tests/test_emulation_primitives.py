@@ -22,11 +22,12 @@ import anyio
 import pytest
 import trio
 
+from dualio_transports.dualio_protocol import methods
 from dualio_transports.emulation.adapter import default_workers, emulate_async, run_blocking
 from dualio_transports.emulation.callbacks import AwaitableCallback, EventedCallback
 from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
 from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.wire import methods, procedure
+from dualio_transports.wire import procedure
 from dualio_transports.wire.deadline import ItemDeadlines, deadline
 from dualio_transports.wire.errors import CallCancelled, ClosedError, DualioTimeout, UsageError
 from tests.conftest import ServerProcess
@@ -764,12 +765,12 @@ def test_a_connect_given_up_is_closed_at_once_without_a_goodbye(server: ServerPr
     """A connect made on a worker for an awaiter that gave up is closed where it is handed
     over: by ``abandon`` if the connect finished first (at once: no goodbye to write,
     nothing to wait for, no thread), by the worker if it finishes second."""
-    from dualio_transports.emulation.emulated_connection import _Handoff
-    from dualio_transports.wire.frames import FrameKind
+    from dualio_transports.dualio_protocol.frames import FrameKind
+    from dualio_transports.emulation.emulated_connection import _WorkerConnect
     from tests.scripted_peer import ScriptedPeer, drain
 
     with ScriptedPeer(drain()) as peer:
-        first = _Handoff()
+        first = _WorkerConnect()
         conn = first.connect(ConnectOptions(*peer.address), deadline(10))
         threads = set(threading.enumerate())
         started = time.monotonic()
@@ -781,7 +782,7 @@ def test_a_connect_given_up_is_closed_at_once_without_a_goodbye(server: ServerPr
             conn.call(methods.echo(b"x", 0.0), deadline(5.0))
     assert peer.kinds == [FrameKind.HELLO]  # hung up without a CLOSE
 
-    second = _Handoff()
+    second = _WorkerConnect()
     second.abandon()
     with pytest.raises(CallCancelled, match="abandoned"):
         second.connect(ConnectOptions(*server.address), deadline(10))

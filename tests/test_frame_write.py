@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from dualio_transports.wire import calls
+from dualio_transports.wire import timing
 from dualio_transports.wire.errors import ConnectionLost, DualioTimeout
 from dualio_transports.wire.frame_write import FrameWrite
 
@@ -50,7 +50,7 @@ def test_a_send_that_may_have_begun_counts_as_cut() -> None:
 def test_no_progress_for_the_stall_limit_fails_the_connection_whatever_the_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(calls, "WRITE_STALL_LIMIT", 0.5)
+    monkeypatch.setattr(timing, "WRITE_STALL_LIMIT", 0.5)
     for until in (math.inf, time.monotonic() + 60):
         write = FrameWrite(b"abcdef", until)
         assert write.wait_until() <= time.monotonic() + 0.5

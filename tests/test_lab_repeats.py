@@ -257,8 +257,8 @@ def test_the_lab_asks_a_slow_server_for_its_counters_again() -> None:
     taken for gone; one that never answers still ends the run."""
     from dualio.lab.bench.command import server_stats
     from dualio_sync import Client, DualioTimeout
-    from dualio_transports.wire.frames import FrameKind
-    from dualio_transports.wire.methods import ServerStats
+    from dualio_transports.dualio_protocol.frames import FrameKind
+    from dualio_transports.dualio_protocol.methods import ServerStats
     from tests.scripted_peer import ScriptedPeer, drain, expect, reply, stall
 
     answer = ServerStats(1, 2, 0, 3, 0).to_json()
@@ -292,7 +292,7 @@ def test_the_server_may_have_served_calls_the_client_gave_up_on(served: int, los
     than 100."""
     from dualio.lab.bench.results import check_server
     from dualio.lab.bench.workloads import Workload
-    from dualio_transports.wire.methods import ServerStats
+    from dualio_transports.dualio_protocol.methods import ServerStats
 
     cell = Cell("echo", "N=100", "native-asyncio", "threaded", 100, 100, 0.1)
     cell.limited = 10

@@ -20,27 +20,36 @@ def test_the_blocking_face_loads_no_event_loop_library() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_wire_imports_no_transport() -> None:
+def _loaded(modules: str, allowed: tuple[str, ...]) -> list[str]:
+    """The dualio_transports modules that importing ``modules`` loads outside ``allowed``."""
     probe = (
-        "import sys, dualio_transports.wire.calls, dualio_transports.wire.methods, "
-        "dualio_transports.interface; "
+        f"import sys, {modules}; "
         "print(sorted(m for m in sys.modules if m.startswith('dualio_transports.') and "
-        "not m.startswith('dualio_transports.wire') and m != 'dualio_transports.interface'))"
+        f"not m.startswith({allowed!r})))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert out.stdout.strip() == "[]"
+    return list(eval(out.stdout))  # a list of names, printed by the probe
 
 
-def test_the_client_policy_imports_only_the_wire() -> None:
-    probe = (
-        "import sys, dualio_transports.policy.lifecycle, dualio_transports.policy.url, "
-        "dualio_transports.policy.connect_options, "
-        "dualio_transports.policy.timeouts; "
-        "print(sorted(m for m in sys.modules if m.startswith('dualio_transports.') and "
-        "not m.startswith(('dualio_transports.wire', 'dualio_transports.policy'))))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert out.stdout.strip() == "[]"
+def test_the_core_imports_no_protocol_and_no_transport() -> None:
+    """The call table, the procedure and the transports' interface know a protocol only
+    through the wire interface (wire/protocol.py)."""
+    core = ("dualio_transports.wire.call_table, dualio_transports.wire.procedure, "
+            "dualio_transports.wire.protocol, dualio_transports.interface")
+    assert _loaded(core, ("dualio_transports.wire", "dualio_transports.interface")) == []
+
+
+def test_protocol_v1_imports_only_the_core() -> None:
+    v1 = ("dualio_transports.dualio_protocol.client_protocol, "
+          "dualio_transports.dualio_protocol.server_protocol, dualio_transports.dualio_protocol.methods")
+    assert _loaded(v1, ("dualio_transports.wire", "dualio_transports.dualio_protocol")) == []
+
+
+def test_the_client_policy_imports_only_the_wire_and_the_protocol() -> None:
+    policy = ("dualio_transports.policy.lifecycle, dualio_transports.policy.url, "
+              "dualio_transports.policy.connect_options, dualio_transports.policy.timeouts")
+    allowed = ("dualio_transports.wire", "dualio_transports.dualio_protocol", "dualio_transports.policy")
+    assert _loaded(policy, allowed) == []
 
 
 def test_nothing_imports_the_folder_by_its_name() -> None:

@@ -21,11 +21,11 @@ import pytest
 
 from dualio_sync import Client, ClosedError, ConnectError, DualioTimeout, UsageError
 from dualio_transports.blocking.connection import BlockingConnection
+from dualio_transports.dualio_protocol import methods
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.portal import loop_thread
 from dualio_transports.portal.connection import PortalConnection
 from dualio_transports.portal.loop_thread import LoopThread
-from dualio_transports.wire import methods
 from dualio_transports.wire.deadline import deadline
 from tests.conftest import ServerProcess, start_server
 from tests.test_fork import (

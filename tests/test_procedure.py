@@ -10,9 +10,16 @@ from typing import Any
 
 import pytest
 
-from dualio_transports.wire import calls, procedure
-from dualio_transports.wire.calls import ITEM_COST, STREAM_BACKLOG, CallKind, CallState, CallTable
-from dualio_transports.wire.client_protocol import WELCOME
+from dualio_transports.dualio_protocol.client_protocol import WELCOME, ClientProtocol
+from dualio_transports.dualio_protocol.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    PROTOCOL_VERSION,
+    FrameDecoder,
+    FrameKind,
+    encode_frame,
+)
+from dualio_transports.wire import call_table, procedure
+from dualio_transports.wire.call_table import ITEM_COST, STREAM_BACKLOG, CallState, CallTable
 from dualio_transports.wire.deadline import ItemDeadlines, deadline
 from dualio_transports.wire.errors import (
     CallCancelled,
@@ -20,13 +27,6 @@ from dualio_transports.wire.errors import (
     ConnectionLost,
     ConnectTimeout,
     DualioTimeout,
-)
-from dualio_transports.wire.frames import (
-    DEFAULT_MAX_FRAME_SIZE,
-    PROTOCOL_VERSION,
-    FrameDecoder,
-    FrameKind,
-    encode_frame,
 )
 from dualio_transports.wire.procedure import (
     READ_ON,
@@ -40,6 +40,7 @@ from dualio_transports.wire.procedure import (
     Started,
     Teardown,
 )
+from dualio_transports.wire.protocol import CallKind
 
 Table = CallTable[None]
 Steps = Generator[Effect, None, Any]
@@ -51,11 +52,11 @@ FAR = time.monotonic() + 3600
 def no_idle_check_by_chance(monkeypatch: pytest.MonkeyPatch) -> None:
     """A connection is idle a millisecond after it last heard from the server; on a busy
     machine a test's steps can take that long. Only the test of the idle check ages one."""
-    monkeypatch.setattr(calls, "IDLE_CHECK_AFTER", 60.0)
+    monkeypatch.setattr(call_table, "IDLE_CHECK_AFTER", 60.0)
 
 
 def open_table(keepalive: float | None = None) -> Table:
-    table: Table = CallTable(keepalive=keepalive)
+    table: Table = CallTable(ClientProtocol(), keepalive=keepalive)
     assert table.receive(WELCOME_FRAME) is None
     return table
 
@@ -176,7 +177,7 @@ def test_an_interrupted_wait_gives_the_call_up_and_raises_the_interrupt(interrup
 
 def test_a_begun_call_can_be_abandoned_once_its_request_left() -> None:
     table = open_table()
-    steps = procedure.begin(table, CallKind.UNARY, "echo", b"", FAR, None)
+    steps = procedure.open_handed_call(table, CallKind.UNARY, "echo", b"", FAR, None)
     step(steps)
     started = step(steps)
     assert type(started) is Started
@@ -189,7 +190,7 @@ def test_a_begun_call_can_be_abandoned_once_its_request_left() -> None:
 def test_a_begun_call_not_abandoned_is_returned_for_its_answer_to_come_elsewhere() -> None:
     table = open_table()
     sent: list[int] = []
-    steps = procedure.begin(table, CallKind.UNARY, "echo", b"", FAR, sent, waiter=None)
+    steps = procedure.open_handed_call(table, CallKind.UNARY, "echo", b"", FAR, sent, waiter=None)
     step(steps)
     assert type(step(steps)) is Started
     call = finish(steps)
@@ -226,7 +227,7 @@ def test_a_silent_connection_is_pinged_then_torn_down_while_a_call_waits() -> No
 
 
 def test_a_silent_handshake_is_not_pinged_and_its_wait_is_not_cut_short() -> None:
-    table: Table = CallTable(keepalive=0.01)
+    table: Table = CallTable(ClientProtocol(), keepalive=0.01)
     until = time.monotonic() + 0.2
     steps = procedure.handshake(table, until)
     step(steps)
@@ -263,7 +264,7 @@ def test_a_silence_is_judged_only_after_what_came_is_read() -> None:
 # -- the handshake --------------------------------------------------------------------------
 
 def test_the_handshake_says_hello_and_waits_for_welcome() -> None:
-    table: Table = CallTable()
+    table: Table = CallTable(ClientProtocol())
     steps = procedure.handshake(table, FAR)
     hello = step(steps)
     assert type(hello) is Send and kinds(hello.data) == [FrameKind.HELLO]
@@ -273,14 +274,14 @@ def test_the_handshake_says_hello_and_waits_for_welcome() -> None:
 
 
 def test_a_handshake_that_times_out_or_breaks_is_a_connect_error() -> None:
-    table: Table = CallTable()
+    table: Table = CallTable(ClientProtocol())
     steps = procedure.handshake(table, time.monotonic() + 0.01)
     step(steps)
     step(steps)
     time.sleep(0.02)
     with pytest.raises(ConnectTimeout):
         step(steps)
-    broken: Table = CallTable()
+    broken: Table = CallTable(ClientProtocol())
     steps = procedure.handshake(broken, FAR)
     step(steps)
     with pytest.raises(ConnectError, match="closed the connection during the handshake"):

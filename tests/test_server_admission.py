@@ -11,9 +11,9 @@ import pytest
 from dualio.server.admission import Admission
 from dualio.server.config import ServerConfig
 from dualio.server.log_throttle import LOG_INTERVAL
-from dualio_transports.wire.client_protocol import decode_error
+from dualio_transports.dualio_protocol.client_protocol import decode_error
+from dualio_transports.dualio_protocol.frames import FrameDecoder, FrameKind
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import FrameDecoder, FrameKind
 
 
 def test_admits_up_to_max_connections() -> None:

@@ -12,10 +12,10 @@ import pytest
 
 from dualio.server.async_model import _Connection
 from dualio.server.config import ServerConfig
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import ClientProtocol, decode_error
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import ClientProtocol, decode_error
+from dualio_transports.dualio_protocol.frames import Frame, FrameDecoder, FrameKind, encode_frame
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
 
 pytestmark = pytest.mark.timeout(30)
 

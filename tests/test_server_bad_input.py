@@ -17,10 +17,9 @@ from collections.abc import Iterator
 import pytest
 
 from dualio_sync import AuthenticationError, Client, RemoteError
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import HELLO, ClientProtocol, decode_error
-from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import (
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import HELLO, ClientProtocol, decode_error
+from dualio_transports.dualio_protocol.frames import (
     HEADER,
     PROTOCOL_VERSION,
     Frame,
@@ -28,6 +27,7 @@ from dualio_transports.wire.frames import (
     FrameKind,
     encode_frame,
 )
+from dualio_transports.wire.errors import ErrorCode
 from tests.conftest import ServerProcess, start_server
 
 pytestmark = pytest.mark.timeout(30)

@@ -9,7 +9,7 @@ import pytest
 
 from dualio.server.config import ServerConfig
 from dualio.server.handshake_deadline import drop_late_peer, handshake_deadline
-from dualio_transports.wire.server_protocol import ServerProtocol
+from dualio_transports.dualio_protocol.server_protocol import ServerProtocol
 
 
 def test_the_deadline_runs_from_accept() -> None:

@@ -18,10 +18,10 @@ from dualio.server import service
 from dualio.server.config import ServerConfig
 from dualio.server.embedded import EmbeddedServer, ServerModel
 from dualio.server.service import Counters, Reply, WordStream
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import ClientProtocol, decode_error
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import ClientProtocol, decode_error
+from dualio_transports.dualio_protocol.frames import Frame, FrameDecoder, FrameKind, encode_frame
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import MAX_HELLO_FRAME, ClientProtocol, decode_error
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import MAX_HELLO_FRAME, ClientProtocol, decode_error
+from dualio_transports.dualio_protocol.frames import HEADER, FrameDecoder, FrameKind, encode_frame
+from dualio_transports.dualio_protocol.server_protocol import CancelReceived, RequestReceived, ServerProtocol
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import HEADER, FrameDecoder, FrameKind, encode_frame
-from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 
 class Count:
@@ -74,7 +74,7 @@ def test_requests_pipelined_behind_the_hello_get_the_full_limit() -> None:
     server = ServerProtocol()
     big = b"x" * 100_000  # far over MAX_HELLO_FRAME, well under the 16 MiB maximum
     events = server.receive(ClientProtocol().hello() + echo(1, big) + encode_frame(FrameKind.CANCEL, 1))
-    assert events == [Request(1, "echo", methods.F64.pack(0.0) + big), Cancel(1)]
+    assert events == [RequestReceived(1, "echo", methods.F64.pack(0.0) + big), CancelReceived(1)]
     assert kinds(server.take_output()) == [(FrameKind.WELCOME, 0)]
     assert not server.closing
     # and a refused HELLO stops there: what follows it is never looked at
@@ -107,7 +107,7 @@ def test_nothing_is_sent_after_the_connection_ends(end: str) -> None:
     server.receive(ClientProtocol().hello())
     server.take_output()
     [one, two] = server.receive(echo(1, b"a") + echo(2, b"b"))
-    assert isinstance(one, Request) and isinstance(two, Request)
+    assert isinstance(one, RequestReceived) and isinstance(two, RequestReceived)
     counted = 0
     if end == "error-0":
         server.receive(HEADER.pack(5, 99, 3))

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 from dualio_sync import Client
+from dualio_transports.dualio_protocol.frames import FrameKind
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import FrameKind
 from tests.conftest import ServerProcess, start_server
 from tests.contract.faces import TRANSPORTS, UVLOOP, Backend, Transport
 from tests.test_server_bad_input import (

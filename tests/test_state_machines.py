@@ -7,15 +7,17 @@ from typing import Any
 
 import pytest
 
-from dualio_transports.wire import methods
-from dualio_transports.wire.calls import CallKind, CallState, CallTable
-from dualio_transports.wire.client_protocol import (
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import (
     ClientProtocol,
     State,
     connection_error,
     decode_error,
     encode_error,
 )
+from dualio_transports.dualio_protocol.frames import Frame, FrameDecoder, FrameKind, encode_frame
+from dualio_transports.dualio_protocol.server_protocol import CancelReceived, RequestReceived, ServerProtocol
+from dualio_transports.wire.call_table import CallState, CallTable
 from dualio_transports.wire.errors import (
     AuthenticationError,
     ClosedError,
@@ -25,8 +27,8 @@ from dualio_transports.wire.errors import (
     ProtocolError,
     RemoteError,
 )
-from dualio_transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
-from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
+from dualio_transports.wire.protocol import CallKind
+from dualio_transports.wire.request import Request, StreamRequest
 
 Table = CallTable[None]
 Call = CallState[None]
@@ -48,7 +50,7 @@ def connection_refusal(server: ServerProtocol) -> RemoteError:
 
 
 def connected(token: str | None = None, **server_kw: int) -> tuple[Table, ServerProtocol]:
-    client: Table = CallTable(token=token)
+    client: Table = CallTable(ClientProtocol(token=token))
     server = ServerProtocol(token=token, **server_kw)
     assert server.receive(client.hello()) == []
     assert client.receive(server.take_output()) is None
@@ -58,18 +60,18 @@ def connected(token: str | None = None, **server_kw: int) -> tuple[Table, Server
 
 
 def start(
-    client: Table, server: ServerProtocol, op: methods.Call[Any] | methods.StreamCall[Any]
-) -> tuple[Call, Request]:
-    kind = CallKind.STREAM if isinstance(op, methods.StreamCall) else CallKind.UNARY
+    client: Table, server: ServerProtocol, op: Request[Any] | StreamRequest[Any]
+) -> tuple[Call, RequestReceived]:
+    kind = CallKind.STREAM if isinstance(op, StreamRequest) else CallKind.UNARY
     call, data = client.start(kind, op.method, op.args)
     (event,) = server.receive(data)
-    assert event == Request(call.id, op.method, op.args)
+    assert event == RequestReceived(call.id, op.method, op.args)
     return call, event
 
 
 def send(
-    client: Table, server: ServerProtocol, op: methods.Call[Any] | methods.StreamCall[Any]
-) -> Request:
+    client: Table, server: ServerProtocol, op: Request[Any] | StreamRequest[Any]
+) -> RequestReceived:
     return start(client, server, op)[1]
 
 
@@ -86,7 +88,7 @@ def test_handshake_ok_and_server_max_is_learned() -> None:
 
 @pytest.mark.parametrize("client_token", [None, "", "wrong", "s3cre", "s3cret!"])
 def test_wrong_or_missing_token_is_unauthorized(client_token: str | None) -> None:
-    client: Table = CallTable(token=client_token)
+    client: Table = CallTable(ClientProtocol(token=client_token))
     server = ServerProtocol(token="s3cret")
     assert server.receive(client.hello()) == []
     assert not server.handshaken
@@ -123,7 +125,7 @@ def test_version_mismatch() -> None:
     assert isinstance(converted, ConnectError) and not isinstance(converted, AuthenticationError)
     with pytest.raises(ProtocolError):
         ClientProtocol().welcome(struct.pack(">HI", 2, 65536))
-    client: Table = CallTable()
+    client: Table = CallTable(ClientProtocol())
     failure = client.receive(encode_frame(FrameKind.WELCOME, 0, struct.pack(">HI", 2, 65536)))
     assert isinstance(failure, ProtocolError)
     with pytest.raises(ConnectError, match="handshake failed"):
@@ -167,7 +169,7 @@ def test_request_id_is_reusable_after_its_final_frame() -> None:
     event = send(client, server, methods.stats())
     client.receive(server.respond(event.id, b"{}"))
     again = encode_frame(FrameKind.REQUEST, event.id, methods.encode_request("stats", b""))
-    assert server.receive(again) == [Request(event.id, "stats", b"")]
+    assert server.receive(again) == [RequestReceived(event.id, "stats", b"")]
     assert not server.closing
 
 
@@ -254,7 +256,7 @@ def test_cancel_open_and_unknown_ids() -> None:
     client, server = connected()
     call, event = start(client, server, methods.sleep(1))
     assert server.receive(encode_frame(FrameKind.CANCEL, event.id + 1)) == []
-    assert server.receive(client.give_up(call)) == [Cancel(event.id)]
+    assert server.receive(client.give_up(call)) == [CancelReceived(event.id)]
     assert server.take_output() == b"" and not server.closing
 
 
@@ -265,7 +267,7 @@ def test_abandon_drops_frames_until_final_then_id_is_reusable() -> None:
     cancel = client.give_up(call)
     assert frames(cancel) == [Frame(FrameKind.CANCEL, rid)]
     assert client.give_up(call) == b""
-    assert server.receive(cancel) == [Cancel(rid)]
+    assert server.receive(cancel) == [CancelReceived(rid)]
     late = server.stream_item(rid, b"alpha") + server.fail(rid, ErrorCode.CANCELLED, "cancelled")
     assert client.receive(late) is None
     assert client.dropped == 2 and client.in_flight == 0
@@ -319,14 +321,14 @@ def test_client_protocol_errors(data: bytes) -> None:
 
 
 def test_client_refuses_request_frames_before_welcome() -> None:
-    client: Table = CallTable()
+    client: Table = CallTable(ClientProtocol())
     assert isinstance(client.receive(encode_frame(FrameKind.RESPONSE, 1)), ProtocolError)
     with pytest.raises(ConnectError):
         client.handshake_outcome()
 
 
 def test_client_enforces_its_own_maximum() -> None:
-    client: Table = CallTable(max_frame_size=1024)
+    client: Table = CallTable(ClientProtocol(max_frame_size=1024))
     server = ServerProtocol()
     server.receive(client.hello())
     client.receive(server.take_output())

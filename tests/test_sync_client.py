@@ -12,8 +12,8 @@ import pytest
 import trustme
 
 from dualio_sync import Client
-from dualio_transports.wire.blob import blob_bytes
-from dualio_transports.wire.methods import word_at
+from dualio_transports.dualio_protocol.blob import blob_bytes
+from dualio_transports.dualio_protocol.methods import word_at
 from tests.conftest import ServerProcess, start_server
 
 

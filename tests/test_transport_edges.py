@@ -97,7 +97,7 @@ def test_an_interrupt_as_a_lone_caller_takes_the_reader_role_gives_it_back(
     timeout)."""
     from dualio_sync import Client
     from dualio_transports.blocking.connection import BlockingConnection
-    from dualio_transports.wire.calls import CallTable
+    from dualio_transports.wire.call_table import CallTable
 
     owner_name, name = where.split(".")
     owner = {"CallTable": CallTable, "BlockingConnection": BlockingConnection}[owner_name]

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Generator
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from dualio_transports.wire import methods
 from dualio_transports.wire.errors import DualioError
+from dualio_transports.wire.request import Request, StreamRequest
 
 if TYPE_CHECKING:
     from dualio_transports.running_loop import LoopHandle
@@ -31,12 +31,12 @@ T = TypeVar("T")
 class BlockingTransport(Protocol):
     """One connection, used from any thread; every call blocks its caller."""
 
-    def call(self, op: methods.Call[T], until: float, *, sent: list[int] | None = None) -> T: ...
+    def call(self, op: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
     def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None, *,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]: ...
 
@@ -58,12 +58,12 @@ class AsyncTransport(Protocol):
     @property
     def loop(self) -> LoopHandle: ...
 
-    async def call(self, op: methods.Call[T], until: float, *, sent: list[int] | None = None) -> T: ...
+    async def call(self, op: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
     async def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None, *,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]: ...
 

@@ -11,8 +11,8 @@ import logging
 
 from dualio.server.config import ServerConfig
 from dualio.server.log_throttle import Throttle
+from dualio_transports.dualio_protocol.server_protocol import ServerProtocol
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.server_protocol import ServerProtocol
 
 log = logging.getLogger("dualio.server")
 

@@ -46,9 +46,9 @@ from dualio.server.idle_timeout import Idleness, idle_check, log_idle_close
 from dualio.server.listening import listeners
 from dualio.server.service import Counters, Reply, UnknownMethod, WordStream, plan
 from dualio.server.socket_refusal import refuse_socket
-from dualio_transports.wire import methods
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.server_protocol import CancelReceived, RequestReceived, ServerProtocol
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 __all__ = ["AsyncServer", "ServerConfig"]
 
@@ -93,7 +93,7 @@ class _Connection(asyncio.Protocol):
         # Requests in flight, by id: a delayed reply is its timer and payload, a stream its task.
         self._work: dict[int, _Delayed | asyncio.Task[bool]] = {}
         self._due: deque[_Delayed] | None = None  # delayed replies due while writing was paused
-        self._pending: deque[Request] | None = None  # read, not started (made when needed)
+        self._pending: deque[RequestReceived] | None = None  # read, not started (made when needed)
         self._cancelled: set[int] | None = None  # ids in _pending that were cancelled
         self._held = 0  # payload bytes held by the delayed replies in _work
         self._out: list[bytes] = []  # answers decided in this loop pass, not yet written
@@ -261,7 +261,7 @@ class _Connection(asyncio.Protocol):
             work = self._work
             served = 0
             for event in events:
-                if type(event) is Request:
+                if type(event) is RequestReceived:
                     if (self._pending is None and not self._write_paused
                             and len(work) < max_in_flight and self._held < max_bytes):
                         if self._start(event):
@@ -271,7 +271,7 @@ class _Connection(asyncio.Protocol):
                             self._pending = deque()
                         self._pending.append(event)
                 else:
-                    assert isinstance(event, Cancel)
+                    assert isinstance(event, CancelReceived)
                     self._cancel(event.id)
             if served:
                 self._counters.request_served_at_once(served)
@@ -331,7 +331,7 @@ class _Connection(asyncio.Protocol):
 
     # -- serving ---------------------------------------------------------------
 
-    def _start(self, request: Request) -> bool:
+    def _start(self, request: RequestReceived) -> bool:
         """Serve one request; True if it was answered at once (the caller counts those)."""
         rid = request.id
         try:

@@ -9,7 +9,7 @@ import ssl
 from dataclasses import dataclass, field
 
 from dualio.server.service import Counters
-from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 
 MAX_WORKERS = 64
 """The most worker processes ``--workers`` takes. A fixed number, not one per core: the

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from dualio.server.config import ServerConfig
-from dualio_transports.wire.server_protocol import ServerProtocol
+from dualio_transports.dualio_protocol.server_protocol import ServerProtocol
 
 log = logging.getLogger("dualio.server")
 

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from dualio_transports.wire import methods
-from dualio_transports.wire.blob import blob_bytes
-from dualio_transports.wire.frames import max_payload_size
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.blob import blob_bytes
+from dualio_transports.dualio_protocol.frames import max_payload_size
 
 
 class UnknownMethod(LookupError):

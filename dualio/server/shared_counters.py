@@ -14,7 +14,7 @@ from __future__ import annotations
 import mmap
 
 from dualio.server.service import IN_FLIGHT, OPEN, WIDTH, Counters, stats
-from dualio_transports.wire import methods
+from dualio_transports.dualio_protocol import methods
 
 GAUGES = (OPEN, IN_FLIGHT)
 """Cells that say how things are now, not how many there have been: a new worker starts

@@ -33,9 +33,9 @@ from dualio.server.idle_timeout import Idleness, idle_socket_timeout, log_idle_c
 from dualio.server.listening import listeners
 from dualio.server.service import Reply, UnknownMethod, WordStream, plan
 from dualio.server.socket_refusal import refuse_socket
-from dualio_transports.wire import methods
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.server_protocol import CancelReceived, RequestReceived, ServerProtocol
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.server_protocol import Cancel, Request, ServerProtocol
 
 log = logging.getLogger("dualio.server")
 
@@ -76,7 +76,7 @@ class _Handler:
         self.accepted_at = accepted_at
         self.peer = (f"{address[0]}:{address[1]}" if isinstance(address, tuple) and len(address) >= 2
                      else str(address))
-        self._queued: deque[Request] = deque()  # read while a request waited
+        self._queued: deque[RequestReceived] = deque()  # read while a request waited
 
     def run(self) -> None:
         server, config = self.server, self.config
@@ -160,13 +160,13 @@ class _Handler:
                 break
             if proto.handshaken and not was_handshaken:
                 sock.settimeout(idle_socket_timeout(config))
-            self._queued.extend(event for event in events if type(event) is Request)
+            self._queued.extend(event for event in events if type(event) is RequestReceived)
             while self._queued and not proto.closing:
                 self._request(sock, proto, self._queued.popleft())
         if proto.close_reason not in ("client closed", "server closed"):
             log.warning("%s: closing connection: %s", peer, proto.close_reason)
 
-    def _request(self, sock: socket.socket, proto: ServerProtocol, request: Request) -> None:
+    def _request(self, sock: socket.socket, proto: ServerProtocol, request: RequestReceived) -> None:
         counters = self.config.counters
         rid = request.id
         try:
@@ -240,9 +240,9 @@ class _Handler:
             _send(sock, proto.take_output())  # PONGs, and any connection-level ERROR
             cancelled = False
             for event in events:
-                if type(event) is Request:
+                if type(event) is RequestReceived:
                     self._queued.append(event)
-                elif type(event) is Cancel:
+                elif type(event) is CancelReceived:
                     if event.id == rid:
                         cancelled = True
                     else:

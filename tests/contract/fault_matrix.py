@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from dualio import DualioError, RetryPolicy
-from dualio_transports.wire.methods import word_at
+from dualio_transports.dualio_protocol.methods import word_at
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.fault_proxy import FaultProxy, Toxic

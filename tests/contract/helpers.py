@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio.to_thread
 
-from dualio_transports.wire.frames import FrameKind
+from dualio_transports.dualio_protocol.frames import FrameKind
 from tests.scripted_peer import ScriptedPeer
 
 PROMPT = 1.0  # "promptly": a failure reaches the caller within this many seconds

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from dualio import CallFinished, ClosedError, ConnectionLost, DualioError, DualioTimeout, RemoteError
-from dualio_transports.wire.frames import FrameKind
+from dualio_transports.dualio_protocol.frames import FrameKind
 from tests.conftest import ServerProcess
 from tests.contract.faces import Transport
 from tests.contract.helpers import timed

@@ -28,9 +28,9 @@ import anyio
 import pytest
 
 from dualio import ConnectTimeout, DualioTimeout, ErrorCode, RemoteError
-from dualio_transports.wire.blob import blob_bytes
-from dualio_transports.wire.frames import FrameKind
-from dualio_transports.wire.methods import F64, word_at
+from dualio_transports.dualio_protocol.blob import blob_bytes
+from dualio_transports.dualio_protocol.frames import FrameKind
+from dualio_transports.dualio_protocol.methods import F64, word_at
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, TIMER_SLACK, frame_arrives, peer_finishes, timed
 from tests.scripted_peer import ScriptedPeer, drain, echo_back, expect

@@ -11,7 +11,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from dualio_transports.wire.methods import word_at
+from dualio_transports.dualio_protocol.methods import word_at
 from tests.contract.faces import Face
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]

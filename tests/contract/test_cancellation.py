@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 from dualio import ErrorCode, RetryPolicy
-from dualio_transports.wire.frames import FrameKind
-from dualio_transports.wire.methods import word_at
+from dualio_transports.dualio_protocol.frames import FrameKind
+from dualio_transports.dualio_protocol.methods import word_at
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.fault_matrix import BIG

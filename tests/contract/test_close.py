@@ -14,7 +14,7 @@ import anyio.to_thread
 import pytest
 
 from dualio import ClosedError, ConnectError, ConnectTimeout, DualioError
-from dualio_transports.wire.frames import FrameKind, encode_frame
+from dualio_transports.dualio_protocol.frames import FrameKind, encode_frame
 from tests.conftest import start_server
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, peer_finishes, timed

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from dualio import ClosedError, FrameTooLarge, ProtocolError
-from dualio_transports.wire.frames import FrameKind
+from dualio_transports.dualio_protocol.frames import FrameKind
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, peer_finishes, timed
 from tests.scripted_peer import (

@@ -51,8 +51,8 @@ from dualio import (
     StreamInterrupted,
 )
 from dualio_sync import Client
-from dualio_transports.wire.frames import FrameKind
-from dualio_transports.wire.methods import F64, word_at
+from dualio_transports.dualio_protocol.frames import FrameKind
+from dualio_transports.dualio_protocol.methods import F64, word_at
 from tests.conftest import _STARTED, ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, TIMER_SLACK, peer_finishes, timed

@@ -18,7 +18,7 @@ import anyio
 import pytest
 
 from dualio import DualioError
-from dualio_transports.wire.frames import FrameKind
+from dualio_transports.dualio_protocol.frames import FrameKind
 from tests.conftest import ServerProcess
 from tests.contract.faces import TRANSPORTS, UVLOOP, Transport
 from tests.scripted_peer import ScriptedPeer, drain, expect, hang_up, stall

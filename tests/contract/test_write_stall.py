@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from dualio_transports.wire import calls
+from dualio_transports.wire import timing
 from dualio_transports.wire.errors import ConnectionLost
 from tests.contract.faces import Transport
 from tests.scripted_peer import ScriptedPeer, stall
@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
 async def test_a_stalled_write_without_a_timeout_fails_its_connection_after_the_stall_limit(
     transport: Transport, scripted: Callable[..., ScriptedPeer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(calls, "WRITE_STALL_LIMIT", LIMIT)
+    monkeypatch.setattr(timing, "WRITE_STALL_LIMIT", LIMIT)
     peer = scripted(stall())
     client = await transport.connect(peer.address, timeout=None, keepalive=None)
     try:

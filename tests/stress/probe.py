@@ -20,9 +20,9 @@ import threading
 import time
 from types import TracebackType
 
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import ClientProtocol
-from dualio_transports.wire.frames import Frame, FrameDecoder, FrameKind, encode_frame
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import ClientProtocol
+from dualio_transports.dualio_protocol.frames import Frame, FrameDecoder, FrameKind, encode_frame
 from tests.conftest import ServerProcess
 
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100

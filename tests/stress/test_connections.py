@@ -16,10 +16,10 @@ import pytest
 import trustme
 
 from dualio_sync import Client, ConnectError, RemoteError
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import decode_error
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import decode_error
+from dualio_transports.dualio_protocol.frames import Frame, FrameKind
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import Frame, FrameKind
 from tests.conftest import ServerProcess, start_server
 from tests.stress.probe import (
     HAVE_PROC,

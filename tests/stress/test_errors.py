@@ -16,10 +16,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import decode_error
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import decode_error
+from dualio_transports.dualio_protocol.frames import HEADER, FrameKind, encode_frame
 from dualio_transports.wire.errors import ErrorCode
-from dualio_transports.wire.frames import HEADER, FrameKind, encode_frame
 from tests.conftest import ServerProcess, start_server
 from tests.stress.probe import (
     HAVE_PROC,

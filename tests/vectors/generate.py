@@ -1,8 +1,8 @@
 """Regenerate ``protocol_v1.json``, the wire protocol v1 test vectors, from the real encoders.
 
 Run ``python tests/vectors/generate.py`` from the repository root. Valid frames are
-built with ``dualio_transports.wire.frames.encode_frame`` and the encoders in
-``dualio_transports.wire.methods`` and ``dualio_transports.wire.client_protocol``;
+built with ``dualio_transports.dualio_protocol.frames.encode_frame`` and the encoders in
+``dualio_transports.dualio_protocol.methods`` and ``dualio_transports.dualio_protocol.client_protocol``;
 connection-level answers are taken from a ``ServerProtocol`` fed real bytes. ``invalid``
 lists byte strings a decoder must reject.
 """
@@ -19,11 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dualio_transports.wire import methods  # noqa: E402
-from dualio_transports.wire.blob import blob_bytes  # noqa: E402
-from dualio_transports.wire.client_protocol import ClientProtocol, encode_error  # noqa: E402
-from dualio_transports.wire.errors import ErrorCode  # noqa: E402
-from dualio_transports.wire.frames import (  # noqa: E402
+from dualio_transports.dualio_protocol import methods  # noqa: E402
+from dualio_transports.dualio_protocol.blob import blob_bytes  # noqa: E402
+from dualio_transports.dualio_protocol.client_protocol import ClientProtocol, encode_error  # noqa: E402
+from dualio_transports.dualio_protocol.frames import (  # noqa: E402
     DEFAULT_MAX_FRAME_SIZE,
     HEADER_SIZE,
     PROTOCOL_VERSION,
@@ -31,7 +30,9 @@ from dualio_transports.wire.frames import (  # noqa: E402
     FrameKind,
     encode_frame,
 )
-from dualio_transports.wire.server_protocol import ServerProtocol  # noqa: E402
+from dualio_transports.dualio_protocol.server_protocol import ServerProtocol  # noqa: E402
+from dualio_transports.wire.errors import ErrorCode  # noqa: E402
+from dualio_transports.wire.request import Request, StreamRequest  # noqa: E402
 
 OUT = Path(__file__).with_name("protocol_v1.json")
 
@@ -50,7 +51,7 @@ def vector(name: str, frame: bytes, note: str) -> dict[str, Any]:
     }
 
 
-def request(rid: int, call: methods.Call[Any] | methods.StreamCall[Any]) -> bytes:
+def request(rid: int, call: Request[Any] | StreamRequest[Any]) -> bytes:
     return encode_frame(FrameKind.REQUEST, rid, methods.encode_request(call.method, call.args))
 
 

@@ -11,7 +11,7 @@ its event loop through a :class:`Handle`.
 
 The socket is non-blocking and every wait is a ``poll`` with the caller's own
 deadline, so no call outlives its timeout. What a frame means is the call
-table's (:mod:`dualio_transports.wire.calls`), what a call does is the procedure's
+table's (:mod:`dualio_transports.wire.call_table`), what a call does is the procedure's
 (:mod:`dualio_transports.wire.procedure`); this module waits and moves bytes.
 """
 
@@ -35,11 +35,14 @@ from dualio_transports.blocking import driver
 from dualio_transports.blocking.dialing import Connecting, open_socket
 from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire import failures, procedure
+from dualio_transports.wire.call_table import CallState, CallTable
+from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import ItemDeadlines, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
+from dualio_transports.wire.protocol import CallKind
+from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import at_most, control_deadline, grace_deadline
 
 T = TypeVar("T")
@@ -127,17 +130,17 @@ class Handle(Protocol):
 
 def _check_not_cancelled(handle: Handle) -> None:
     if handle.cancelled:
-        raise calls.cancelled_before_sent()
+        raise failures.cancelled_before_sent()
 
 
-class BlockingConnection(OnCallTable[Any]):
+class BlockingConnection(ConnectionFacts[Any]):
     """A connected, handshaken client connection. Thread-safe."""
 
     def __init__(self, sock: socket.socket, options: ConnectOptions) -> None:
         sock.setblocking(False)
         self._sock = sock
         self._table: CallTable[Any] = CallTable(
-            token=options.token, max_frame_size=options.max_frame_size, wake=self._wake,
+            options.wire_protocol(), wake=self._wake,
             keepalive=options.keepalive,
         )
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
@@ -165,7 +168,7 @@ class BlockingConnection(OnCallTable[Any]):
         try:
             sock = open_socket(options, until, attempt)
         except OSError as exc:
-            raise calls.connect_failed(options.host, options.port, exc) from exc
+            raise failures.connect_failed(options.host, options.port, exc) from exc
         conn = cls(sock, options)
         try:
             conn._handshake(until)
@@ -182,7 +185,7 @@ class BlockingConnection(OnCallTable[Any]):
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, op: methods.Call[T], until: float, handle: Handle | None = None,
+        self, op: Request[T], until: float, handle: Handle | None = None,
         sent: list[int] | None = None,
     ) -> T:
         """Send one request and wait for its answer by ``until``. ``sent`` is told the
@@ -247,9 +250,9 @@ class BlockingConnection(OnCallTable[Any]):
                 if late is not None:
                     raise late
                 if handle is not None and not handle.bind(self, call):
-                    raise calls.cancelled_while_sent()
+                    raise failures.cancelled_while_sent()
                 if until <= monotonic():  # the send took the call's time: as the procedure's await_news
-                    raise calls.call_timeout()
+                    raise failures.call_timeout()
                 if reader and self._reading == reader:  # perform()'s Await, written out
                     self._read_once(wake_by)  # gives the role up, unless interrupted before it held it
                     answered = call.done
@@ -270,7 +273,7 @@ class BlockingConnection(OnCallTable[Any]):
                 handle.release()
 
     def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items of a stream as they arrive: the first by ``until``, each later one within
@@ -342,7 +345,7 @@ class BlockingConnection(OnCallTable[Any]):
         elif type(effect) is procedure.Teardown:
             self._broken(effect.failure)
         elif type(effect) is procedure.Started and handle is not None and not handle.bind(self, effect.call):
-            raise calls.cancelled_while_sent()
+            raise failures.cancelled_while_sent()
 
     # -- waiting and reading -----------------------------------------------
 
@@ -442,9 +445,9 @@ class BlockingConnection(OnCallTable[Any]):
             try:
                 data = self._recv(until, room)
                 if not data and data is not None:
-                    failure = calls.peer_closed()
+                    failure = failures.peer_closed()
             except OSError as exc:
-                failure = calls.broken(exc)
+                failure = failures.broken(exc)
             interrupt: BaseException | None = None
             try:
                 self._mutex.acquire()
@@ -483,7 +486,7 @@ class BlockingConnection(OnCallTable[Any]):
             return failure is None
         finally:
             if data and not routed:  # bytes read but never routed: the stream is lost
-                self._broken(calls.broken(RuntimeError(f"interrupted while reading: {_where()}")))
+                self._broken(failures.broken(RuntimeError(f"interrupted while reading: {_where()}")))
             if not released:
                 with self._mutex:
                     self._reading = 0
@@ -577,7 +580,7 @@ class BlockingConnection(OnCallTable[Any]):
                 self._leave_reader_role()
             left = seconds_left(until)
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
-                raise calls.write_timeout()
+                raise failures.write_timeout()
         try:
             self._write_locked(data, until, reader)
             if self._control:
@@ -641,7 +644,7 @@ class BlockingConnection(OnCallTable[Any]):
         except ssl.SSLWantReadError:
             sent, event = 0, selectors.EVENT_READ
         except OSError as exc:
-            raise self._broken(calls.broken(exc)) from exc
+            raise self._broken(failures.broken(exc)) from exc
         write = FrameWrite(data, until)
         write.sent(sent)
         try:
@@ -669,7 +672,7 @@ class BlockingConnection(OnCallTable[Any]):
                 except ssl.SSLWantReadError:
                     event = selectors.EVENT_READ
                 except OSError as exc:
-                    raise self._broken(calls.broken(exc)) from exc
+                    raise self._broken(failures.broken(exc)) from exc
         except DualioError:
             raise
         except BaseException:
@@ -708,7 +711,7 @@ class BlockingConnection(OnCallTable[Any]):
                 late = self._send(goodbye, grace_deadline())
             except DualioError:
                 pass
-        self._broken(calls.closed_by_user())
+        self._broken(failures.closed_by_user())
         self._shutdown()
         if late is not None:
             raise late
@@ -716,7 +719,7 @@ class BlockingConnection(OnCallTable[Any]):
     def abort(self) -> None:
         """Close at once, without a goodbye and without waiting: for a connection nobody
         has called on yet (so no reader thread runs), given up by whoever asked for it."""
-        self._broken(calls.closed_by_user())
+        self._broken(failures.closed_by_user())
         self._sock.close()
 
     def forget(self) -> None:

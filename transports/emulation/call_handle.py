@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 
 from dualio_transports.blocking.connection import BlockingConnection, LiveCall
-from dualio_transports.wire import calls
+from dualio_transports.wire import failures
 from dualio_transports.wire.errors import DualioTimeout
 
 
@@ -43,8 +43,8 @@ class CallHandle:
             return True
 
     def deadline_passed(self) -> DualioTimeout:
-        """What the call's deadline means, seen from the loop (:func:`calls.deadline_passed`)."""
-        return calls.deadline_passed(self.left)
+        """What the call's deadline means, seen from the loop (:func:`failures.deadline_passed`)."""
+        return failures.deadline_passed(self.left)
 
     def release(self) -> None:
         """The call is over: a later ``cancel`` must not touch it."""

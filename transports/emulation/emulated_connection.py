@@ -37,9 +37,10 @@ from dualio_transports.emulation.callbacks import AwaitableCallback
 from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import calls, methods, procedure
+from dualio_transports.wire import failures, procedure
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
 from dualio_transports.wire.errors import CallCancelled, DualioError, DualioTimeout
+from dualio_transports.wire.request import Request, StreamRequest
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -75,7 +76,7 @@ class _StreamNews:
         return event
 
 
-class _Handoff:
+class _WorkerConnect:
     """A connect made on a worker, handed to an awaiter that may have given up: then the
     worker, or the awaiter, whichever comes second, closes it."""
 
@@ -171,7 +172,7 @@ class EmulatedConnection:
                 owned = executor = ThreadPoolExecutor(max_workers, thread_name_prefix="dualio-pool")
             else:
                 limiter = anyio.CapacityLimiter(max_workers)
-        handoff = _Handoff()
+        handoff = _WorkerConnect()
         try:
             conn = await run_blocking(
                 functools.partial(handoff.connect, options, until), executor=executor, limiter=limiter
@@ -228,7 +229,7 @@ class EmulatedConnection:
 
     # -- calls ----------------------------------------------------------------------
 
-    async def call(self, op: methods.Call[T], until: float, sent: list[int] | None = None) -> T:
+    async def call(self, op: Request[T], until: float, sent: list[int] | None = None) -> T:
         handle = CallHandle()
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
@@ -286,7 +287,7 @@ class EmulatedConnection:
 
     async def _await(
         self, work: Awaitable[R], until: float, abandon: Callable[[], None],
-        expired: Callable[[], DualioError] = calls.call_timeout,
+        expired: Callable[[], DualioError] = failures.call_timeout,
     ) -> R:
         """``work``, given up (``abandon``) if it has not ended by ``until``: the deadline
         the worker's blocking call keeps too, here for its time queued for a worker."""
@@ -312,7 +313,7 @@ class EmulatedConnection:
             raise
 
     async def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         """A worker (a fresh thread with ``"thread"``) writes the request, as for a call;
@@ -324,7 +325,7 @@ class EmulatedConnection:
         deadlines = ItemDeadlines(until, item_timeout)
 
         def expired() -> DualioError:
-            return calls.item_timeout(item_timeout)
+            return failures.item_timeout(item_timeout)
 
         start = functools.partial(self._conn.open_stream, op, news.tell, handle, deadlines, sent)
         call = await self._await(self._run(start), until, handle.cancel, expired)

@@ -25,10 +25,11 @@ from typing import Any
 
 from dualio_transports.blocking.connection import BlockingConnection, Handle, LiveCall
 from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind
+from dualio_transports.wire import failures, procedure
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines
 from dualio_transports.wire.errors import DualioError
+from dualio_transports.wire.protocol import CallKind
+from dualio_transports.wire.request import Request, StreamRequest
 
 Callback = Callable[..., None]
 """Called once as ``callback(result=value)`` or ``callback(error=exception)``."""
@@ -55,7 +56,7 @@ class ReaderThreadConnection(BlockingConnection):
         self._poll_slice = PROMPT_CANCEL_SLICE
 
     def submit(
-        self, op: methods.Call[Any], callback: Callback, handle: Handle | None = None,
+        self, op: Request[Any], callback: Callback, handle: Handle | None = None,
         until: float = NO_DEADLINE, sent: list[int] | None = None,
     ) -> LiveCall:
         """Send a request (by ``until``); ``callback`` is called from the reader
@@ -76,10 +77,10 @@ class ReaderThreadConnection(BlockingConnection):
             else:
                 callback(result=value)
 
-        return self._begin(CallKind.UNARY, op, until, handle, _Completion(complete), sent)
+        return self._open(CallKind.UNARY, op, until, handle, _Completion(complete), sent)
 
     def open_stream(
-        self, op: methods.StreamCall[Any], on_news: Callable[[], None], handle: Handle | None = None,
+        self, op: StreamRequest[Any], on_news: Callable[[], None], handle: Handle | None = None,
         deadlines: ItemDeadlines | None = None, sent: list[int] | None = None,
     ) -> LiveCall:
         """Send a stream's request (by its first item's deadline) for a consumer that is not a thread
@@ -94,20 +95,20 @@ class ReaderThreadConnection(BlockingConnection):
         deadlines = deadlines or ItemDeadlines(NO_DEADLINE, None)
 
         def expired() -> DualioError:
-            return calls.item_timeout(deadlines.item_timeout)
+            return failures.item_timeout(deadlines.item_timeout)
 
-        return self._begin(
+        return self._open(
             CallKind.STREAM, op, deadlines.for_wait(), handle, _Completion(ended, on_news), sent, expired,
         )
 
-    def _begin(
-        self, kind: CallKind, op: methods.Call[Any] | methods.StreamCall[Any], until: float,
+    def _open(
+        self, kind: CallKind, op: Request[Any] | StreamRequest[Any], until: float,
         handle: Handle | None, completion: _Completion, sent: list[int] | None,
-        expired: Callable[[], DualioError] = calls.call_timeout,
+        expired: Callable[[], DualioError] = failures.call_timeout,
     ) -> LiveCall:
         if handle is not None and handle.cancelled:
-            raise calls.cancelled_before_sent()
-        call = self._drive(procedure.begin(
+            raise failures.cancelled_before_sent()
+        call = self._drive(procedure.open_handed_call(
             self._table, kind, op.method, op.args, until, sent, completion, expired
         ), handle)
         self._ensure_reader()

@@ -31,11 +31,14 @@ from dualio_transports import async_driver
 from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire import failures, procedure
+from dualio_transports.wire.call_table import CallState, CallTable
+from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import ItemDeadlines, on_clock, passed, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
+from dualio_transports.wire.protocol import CallKind
+from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import grace_deadline, idle_read_deadline
 
 T = TypeVar("T")
@@ -80,13 +83,13 @@ def _wake(call: LiveCall) -> None:
         call.waiter.set()
 
 
-class AnyioConnection(OnCallTable[_Event]):
+class AnyioConnection(ConnectionFacts[_Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
     def __init__(self, stream: ByteStream, options: ConnectOptions) -> None:
         self._stream = stream
         self._table: CallTable[_Event] = CallTable(
-            token=options.token, max_frame_size=options.max_frame_size, wake=_wake,
+            options.wire_protocol(), wake=_wake,
             keepalive=options.keepalive,
         )
         self._write_lock = anyio.Lock()
@@ -134,7 +137,7 @@ class AnyioConnection(OnCallTable[_Event]):
             if connecting.cancelled_caught:
                 raise TimeoutError
         except (OSError, ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
-            raise calls.connect_failed(host, port, exc) from exc
+            raise failures.connect_failed(host, port, exc) from exc
         conn = cls(stream, options)
         if conn._raw is not None:
             conn._raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
@@ -152,13 +155,13 @@ class AnyioConnection(OnCallTable[_Event]):
     # -- calls --------------------------------------------------------------------
 
     def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
         return async_driver.stream_items(steps, self._perform, op.decode_item)
 
-    async def call(self, op: methods.Call[T], until: float, sent: list[int] | None = None) -> T:
+    async def call(self, op: Request[T], until: float, sent: list[int] | None = None) -> T:
         """Send one request and return its decoded answer, by ``until``.
 
         :func:`procedure.roundtrip`, its straight line written out (as in the blocking
@@ -179,7 +182,7 @@ class AnyioConnection(OnCallTable[_Event]):
             try:
                 await self._send_request(send)
             except GeneratorExit:  # closed, not driven: the table's part only, as the procedure's
-                table.unsent(call, maybe_on_wire=send.may_have_left)
+                table.unsent(call, may_have_left=send.may_have_left)
                 raise
             except BaseException:
                 await self._drive(procedure.unsent(table, call, send.may_have_left))
@@ -196,7 +199,7 @@ class AnyioConnection(OnCallTable[_Event]):
                         await self._drive(procedure.unsent(table, call, False))
                         if sent:
                             sent.pop()
-                        raise calls.deadline_passed(request_left=False)
+                        raise failures.deadline_passed(request_left=False)
                     await self._drive(procedure.answer(table, call, until))
         except GeneratorExit:
             table.give_up(call)
@@ -305,7 +308,7 @@ class AnyioConnection(OnCallTable[_Event]):
             with self._until(until) as waiting:
                 await self._write_lock.acquire()
             if waiting.cancelled_caught:
-                raise calls.write_timeout() from None
+                raise failures.write_timeout() from None
         self._writing = True
         try:
             if self._sent >= ticket:  # ours went with the writer before us
@@ -320,7 +323,7 @@ class AnyioConnection(OnCallTable[_Event]):
                 await anyio.lowlevel.checkpoint_if_cancelled()  # nothing of this batch has left yet
                 left = seconds_left(until)
                 if left is not None and left <= 0:
-                    raise calls.write_timeout()  # nothing of this batch has left: it stays queued
+                    raise failures.write_timeout()  # nothing of this batch has left: it stays queued
                 batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
                 self._outbox.clear()
                 upto = self._queued
@@ -329,7 +332,7 @@ class AnyioConnection(OnCallTable[_Event]):
         except DualioError:
             raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            raise await self._teardown(calls.broken(exc)) from exc
+            raise await self._teardown(failures.broken(exc)) from exc
         finally:
             self._writing = False
             self._write_lock.release()
@@ -455,9 +458,9 @@ class AnyioConnection(OnCallTable[_Event]):
         try:
             data = await self._stream.receive()
         except anyio.EndOfStream:
-            await self._teardown(calls.peer_closed())
+            await self._teardown(failures.peer_closed())
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ssl.SSLError) as exc:
-            await self._teardown(calls.broken(exc))
+            await self._teardown(failures.broken(exc))
         else:
             if self._table.receive(data) is not None:
                 await self._teardown(self._table.failure)  # type: ignore[arg-type]
@@ -477,5 +480,5 @@ class AnyioConnection(OnCallTable[_Event]):
                         await self._write(goodbye, until)
                     except DualioError:
                         pass
-            self._table.fail(calls.closed_by_user())
+            self._table.fail(failures.closed_by_user())
             await self._stream.aclose()

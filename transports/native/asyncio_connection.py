@@ -30,13 +30,16 @@ from operator import methodcaller
 from typing import Any, TypeVar, cast
 
 from dualio_transports import async_driver
+from dualio_transports.native.timer_queue import TimerQueue
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import calls, methods, procedure
-from dualio_transports.wire.calls import CallKind, CallState, CallTable, OnCallTable
+from dualio_transports.wire import failures, procedure, timing
+from dualio_transports.wire.call_table import CallState, CallTable
+from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
-from dualio_transports.wire.deadlines import Deadlines
 from dualio_transports.wire.errors import DualioError, DualioTimeout
+from dualio_transports.wire.protocol import CallKind
+from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import CLOSE_GRACE, keepalive_timer
 
 T = TypeVar("T")
@@ -62,7 +65,7 @@ def _pong(payload: bytes) -> None:
     return None
 
 
-PING_OP = methods.Call("ping", b"", _pong)
+PING_OP = Request("ping", b"", _pong)
 """``call`` sends this one as a PING."""
 
 
@@ -72,7 +75,7 @@ def _wake(call: LiveCall) -> None:
         waiter.set_result(None)
 
 
-class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[None]"]):
+class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Future[None]"]):
     __slots__ = (
         "_clock", "_close_grace", "_deadlines", "_decoder", "_disconnected", "_drained", "_into_room",
         "_keepalive_at", "_loop", "_lost", "_monotonic_clock", "_outbox", "_paused", "_plain_futures",
@@ -81,10 +84,10 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
         self._table: CallTable[asyncio.Future[None]] = CallTable(
-            token=options.token, max_frame_size=options.max_frame_size, wake=_wake,
+            options.wire_protocol(), wake=_wake,
             keepalive=options.keepalive,
         )
-        self._deadlines: Deadlines[asyncio.Future[None]] = Deadlines(_ended)
+        self._deadlines: TimerQueue[asyncio.Future[None]] = TimerQueue(_ended)
         """Each waiting future's deadline: it ends with a timeout error then (a stream
         item's carries the item timeout, for the error text)."""
         self._keepalive_at = math.inf  # loop time of the next keepalive check
@@ -126,8 +129,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         except (OSError, DualioError) as exc:
             conn._abort()
             if conn._transport is None:
-                raise calls.connect_failed(options.host, options.port, exc) from exc
-            error = calls.handshake_failed(exc)
+                raise failures.connect_failed(options.host, options.port, exc) from exc
+            error = failures.handshake_failed(exc)
             if error is exc:
                 raise
             raise error from exc
@@ -179,7 +182,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         self._keepalive_at = math.inf
         self._stop_stall_watch()
         self._disconnected = True
-        self._table.fail(calls.broken(exc) if exc else calls.peer_closed())
+        self._table.fail(failures.broken(exc) if exc else failures.peer_closed())
         self._resume()
         if self._close_grace is not None:
             self._close_grace.cancel()
@@ -206,9 +209,9 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
     def _watch_stall(self, buffered: int) -> None:
         """While writing is paused, look every ``WRITE_STALL_LIMIT``: a buffer that did not
         shrink meanwhile means the peer is not reading, and the connection fails as a
-        stalled write does on every transport (:func:`calls.write_stalled`), whatever
+        stalled write does on every transport (:func:`failures.write_stalled`), whatever
         the calls' own timeouts."""
-        self._stall_check = self._loop.call_later(calls.WRITE_STALL_LIMIT, self._check_stall, buffered)
+        self._stall_check = self._loop.call_later(timing.WRITE_STALL_LIMIT, self._check_stall, buffered)
 
     def _check_stall(self, before: int) -> None:
         self._stall_check = None
@@ -218,7 +221,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         if now < before:
             self._watch_stall(now)
             return
-        self._perform_now(procedure.Teardown(self._table.fail(calls.write_stalled())))
+        self._perform_now(procedure.Teardown(self._table.fail(failures.write_stalled())))
 
     def _resume(self) -> None:
         """Wake a caller waiting for the socket to drain (or for the news that it never will)."""
@@ -247,7 +250,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         self._timer = None
         now = self._loop.time()
         for waiter, timeout in self._deadlines.fired(now):
-            waiter.set_exception(calls.call_timeout() if timeout is None else calls.item_timeout(timeout))
+            waiter.set_exception(failures.deadline_error(timeout))
         when = self._deadlines.arm()
         if now >= self._keepalive_at:
             self._keepalive()
@@ -303,7 +306,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
                 self._arm(when)
         return future
 
-    async def call(self, op: methods.Call[T], until: float, sent: list[int] | None = None) -> T:
+    async def call(self, op: Request[T], until: float, sent: list[int] | None = None) -> T:
         """Send one request and return its decoded answer, by ``until``."""
         future = self._call_future(until)
         call: LiveCall | None = None
@@ -312,7 +315,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
                 try:
                     await self._wait_drained(future)
                 except DualioTimeout:
-                    raise calls.write_timeout() from None
+                    raise failures.write_timeout() from None
             call, data = self._table.start(
                 _PING_KIND if op is PING_OP else _UNARY, op.method, op.args
             )
@@ -333,8 +336,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
             raise error
         return op.decode(call.result)
 
-    def start(
-        self, op: methods.Call[T], until: float, sent: list[int] | None,
+    def call_with_callback(
+        self, op: Request[T], until: float, sent: list[int] | None,
         ended: Callable[[], object],
     ) -> tuple[asyncio.Future[Any], LiveCall | None]:
         """Begin a unary call without a coroutine, for a caller on another thread (the
@@ -393,7 +396,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
             self._perform_now(effect)
 
     def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
@@ -447,7 +450,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         try:
             await self._wait_drained(ready)
         except DualioTimeout:
-            raise calls.write_timeout() from None
+            raise failures.write_timeout() from None
         finally:
             ready.cancel()  # ended: its deadline is dropped
 
@@ -455,11 +458,11 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
 
     async def aclose(self) -> None:
         """Say goodbye, fail waiting calls with ClosedError, wait for the socket to close."""
-        lost = self.begin_close()
+        lost = self.close_without_waiting()
         if lost is not None:
             await lost
 
-    def begin_close(self) -> asyncio.Future[None] | None:
+    def close_without_waiting(self) -> asyncio.Future[None] | None:
         """What ``aclose`` does before it waits, for a caller that waits by callback: say
         goodbye, fail waiting calls with ClosedError and close the transport. The future
         ends when the socket has closed, aborted if that takes over ``CLOSE_GRACE`` (a
@@ -472,7 +475,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, OnCallTable["asyncio.Future[No
         if transport is not None and goodbye:
             self._write(goodbye)
             self._flush()
-        self._table.fail(calls.closed_by_user())
+        self._table.fail(failures.closed_by_user())
         self._resume()
         if transport is None:
             return None

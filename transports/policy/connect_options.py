@@ -5,11 +5,11 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 
+from dualio_transports.dualio_protocol.client_protocol import MAX_TOKEN_BYTES, ClientProtocol
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 from dualio_transports.policy.timeouts import check_timeout
-from dualio_transports.wire import calls as failures
-from dualio_transports.wire.client_protocol import MAX_TOKEN_BYTES
+from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import NO_DEADLINE, deadline, passed
-from dualio_transports.wire.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +58,10 @@ class ConnectOptions:
         if passed(until):
             raise failures.call_timeout()
         return min(until, deadline(self.connect_timeout))
+
+    def wire_protocol(self) -> ClientProtocol:
+        """A new connection's protocol state (:class:`~dualio_transports.wire.protocol.WireProtocol`)."""
+        return ClientProtocol(token=self.token, max_frame_size=self.max_frame_size)
 
     @property
     def tls_hostname(self) -> str:

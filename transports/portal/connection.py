@@ -39,9 +39,10 @@ from dualio_transports.native.asyncio_connection import PING_OP, AsyncioConnecti
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.portal import loop_thread
 from dualio_transports.portal.loop_thread import Handoff, LoopThread, Waitable
-from dualio_transports.wire import calls, methods
+from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import ItemDeadlines
 from dualio_transports.wire.errors import DualioError, UsageError
+from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import backstop_wait
 
 T = TypeVar("T")
@@ -91,11 +92,11 @@ class _Closing:
         self.ended = threading.Lock()
         self.ended.acquire()
 
-    def begin(self) -> None:
+    def run(self) -> None:
         """On the loop."""
         self._portal.hosted.discard(self._conn)
         try:
-            lost = self._conn.begin_close()
+            lost = self._conn.close_without_waiting()
         except BaseException:
             self.ended.release()
             raise
@@ -117,7 +118,7 @@ class _Closing:
 def _close_unclosed(portal: LoopThread, conn: AsyncioConnection) -> None:
     """A connection dropped without close(): close it on the loop, without waiting."""
     if portal.open:
-        portal.call_soon(_Closing(portal, conn).begin)
+        portal.call_soon(_Closing(portal, conn).run)
 
 
 def _stopped() -> RuntimeError:
@@ -137,7 +138,7 @@ def _close_if_made(portal: LoopThread, handoff: Handoff[AsyncioConnection]) -> N
 
     def close(task: asyncio.Task[AsyncioConnection]) -> None:
         if not task.cancelled() and task.exception() is None:
-            _Closing(portal, task.result()).begin()
+            _Closing(portal, task.result()).run()
 
     if handoff.task is not None:
         handoff.task.add_done_callback(close)
@@ -149,7 +150,7 @@ class _Hop(Generic[T]):
 
     __slots__ = ("_conn", "_op", "call", "ended", "error", "future")
 
-    def __init__(self, conn: AsyncioConnection, op: methods.Call[T]) -> None:
+    def __init__(self, conn: AsyncioConnection, op: Request[T]) -> None:
         self._conn = conn
         self._op = op
         self.ended = threading.Lock()
@@ -158,10 +159,10 @@ class _Hop(Generic[T]):
         self.call: LiveCall | None = None
         self.error: BaseException | None = None  # what stopped the loop beginning it
 
-    def begin(self, until: float, sent: list[int] | None) -> None:
+    def run(self, until: float, sent: list[int] | None) -> None:
         """On the loop."""
         try:
-            self.future, self.call = self._conn.start(self._op, until, sent, self.ended.release)
+            self.future, self.call = self._conn.call_with_callback(self._op, until, sent, self.ended.release)
         except BaseException as exc:
             self.error = exc
             self.ended.release()
@@ -205,7 +206,7 @@ class PortalConnection:
             raise _on_loop_thread()
         handoff = portal.submit(_hosted(portal, options, until))
         if handoff is None:  # the interpreter is exiting
-            raise calls.connect_failed(options.host, options.port, _stopped())
+            raise failures.connect_failed(options.host, options.port, _stopped())
         try:
             conn = cls._connected(portal, handoff, options, until, attempt)
         except BaseException:
@@ -222,23 +223,23 @@ class PortalConnection:
             attempt.on_stop(functools.partial(portal.call_soon, handoff.cancel))
 
         def backstop() -> DualioError:  # the loop never answered
-            return calls.connect_failed(options.host, options.port, TimeoutError())
+            return failures.connect_failed(options.host, options.port, TimeoutError())
 
         try:
             return portal.wait(handoff, backstop_wait(until), backstop)
         except asyncio.CancelledError:
             if attempt is not None:
                 attempt.check()  # raises: the client was closed while it connected
-            raise calls.connect_failed(options.host, options.port, _stopped()) from None
+            raise failures.connect_failed(options.host, options.port, _stopped()) from None
 
     # -- calls ----------------------------------------------------------------
 
-    def call(self, op: methods.Call[T], until: float, *, sent: list[int] | None = None) -> T:
+    def call(self, op: Request[T], until: float, *, sent: list[int] | None = None) -> T:
         self.check_thread()
         hop = _Hop(self._conn, op)
-        if not self._portal.call_soon(hop.begin, until, sent):
+        if not self._portal.call_soon(hop.run, until, sent):
             self._closed()
-        return self._result(hop, until, calls.call_timeout)
+        return self._result(hop, until, failures.call_timeout)
 
     def ping(self, until: float, *, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
@@ -246,7 +247,7 @@ class PortalConnection:
         return time.perf_counter() - started
 
     def stream(
-        self, op: methods.StreamCall[T], until: float, item_timeout: float | None, *,
+        self, op: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items as they arrive, each pulled through the loop: the first by ``until``, each
@@ -258,7 +259,7 @@ class PortalConnection:
         started = False
 
         def expired() -> DualioError:
-            return calls.item_timeout(item_timeout)
+            return failures.item_timeout(item_timeout)
 
         try:
             while True:
@@ -283,7 +284,7 @@ class PortalConnection:
         if handoff is None:
             return  # stopping: the loop closes its async generators itself
         try:
-            self._portal.wait(handoff, _STREAM_CLOSE, calls.call_timeout)
+            self._portal.wait(handoff, _STREAM_CLOSE, failures.call_timeout)
         except (DualioError, asyncio.CancelledError):
             pass
 
@@ -314,7 +315,7 @@ class PortalConnection:
         """What a call on a closed connection raises: the call table's ClosedError, the one
         every transport raises."""
         self._conn.check_usable()
-        raise calls.closed_by_user()
+        raise failures.closed_by_user()
 
     # -- state ------------------------------------------------------------------
 
@@ -351,10 +352,10 @@ class PortalConnection:
         self.check_thread()
         self._unclosed.detach()
         closing = _Closing(self._portal, self._conn)
-        if not self._portal.call_soon(closing.begin):
+        if not self._portal.call_soon(closing.run):
             return  # the interpreter is exiting: the loop closes what is left
         try:
-            self._portal.wait(closing, _CLOSE_WAIT, calls.call_timeout)
+            self._portal.wait(closing, _CLOSE_WAIT, failures.call_timeout)
         except DualioError:
             pass  # the connection is failed on the loop meanwhile; nothing more to wait for
 

@@ -154,12 +154,12 @@ class LoopThread:
             wake, self._waking = not self._waking, True
         if wake:
             try:
-                self.loop.call_soon_threadsafe(self._drain)
+                self.loop.call_soon_threadsafe(self._run_queued)
             except RuntimeError:  # closed meanwhile: stop drained the inbox before it
                 pass
         return True
 
-    def _drain(self) -> None:
+    def _run_queued(self) -> None:
         """On the loop: run what the inbox holds."""
         with self._lock:
             self._waking = False
@@ -205,7 +205,7 @@ class LoopThread:
         return True
 
     async def _finish(self, last: Callable[[], Awaitable[None]] | None) -> None:
-        self._drain()  # what joined before the stop, whose wake-up may come after this
+        self._run_queued()  # what joined before the stop, whose wake-up may come after this
         try:
             if last is not None:
                 await last()

@@ -7,11 +7,11 @@ waits for the socket at most until :meth:`FrameWrite.wait_until`. What an ending
 short of the whole batch means is decided here:
 
 - the peer took nothing for ``WRITE_STALL_LIMIT`` seconds: the connection fails with
-  :func:`calls.write_stalled`, whatever the call's own timeout;
-- the call's deadline passed: the call times out (:func:`calls.write_timeout`), and if
-  part of a frame left, the connection fails with :func:`calls.torn_write` too;
+  :func:`failures.write_stalled`, whatever the call's own timeout;
+- the call's deadline passed: the call times out (:func:`failures.write_timeout`), and if
+  part of a frame left, the connection fails with :func:`failures.torn_write` too;
 - the writer was interrupted (a cancel, a ``KeyboardInterrupt``, a ``gevent.Timeout``):
-  if part of a frame may have left, the connection fails with :func:`calls.torn_write`.
+  if part of a frame may have left, the connection fails with :func:`failures.torn_write`.
 
 A connection failed here fails with ``ConnectionLost``, never as a closed client:
 the next call connects anew, as after any lost connection.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 
-from dualio_transports.wire import calls
+from dualio_transports.wire import failures, timing
 from dualio_transports.wire.errors import ConnectionLost, DualioError
 
 
@@ -63,10 +63,10 @@ class FrameWrite:
         ``WRITE_STALL_LIMIT`` from now, whichever is first (before the first byte, no less
         than ``first_wait``)."""
         now = time.monotonic()
-        self._stall_at = now + calls.WRITE_STALL_LIMIT
+        self._stall_at = now + timing.WRITE_STALL_LIMIT
         until = min(self.until, self._stall_at)
         if self.done == 0 and self.first_wait is not None:
-            until = max(until, now + min(self.first_wait, calls.WRITE_STALL_LIMIT))
+            until = max(until, now + min(self.first_wait, timing.WRITE_STALL_LIMIT))
         return until
 
     def expired(self, may_have_begun: bool = False) -> tuple[DualioError, ConnectionLost | None]:
@@ -74,14 +74,14 @@ class FrameWrite:
         connection's failure (None: the connection is still usable). ``may_have_begun``:
         the transport cannot tell how much of the send it began went out."""
         if self._stall_at < self.until:
-            stalled = calls.write_stalled()
+            stalled = failures.write_stalled()
             return stalled, stalled
         cut = self.cut or (may_have_begun and not self.finished)
-        return calls.write_timeout(), calls.torn_write("timed out") if cut else None
+        return failures.write_timeout(), failures.torn_write("timed out") if cut else None
 
     def interrupted(self, why: str, may_have_begun: bool = False) -> ConnectionLost | None:
         """The writer was interrupted (``why``: "cancelled", "interrupted"): the connection's
         failure if part of a frame may be on the wire, else None."""
         if self.cut or (may_have_begun and not self.finished):
-            return calls.torn_write(why)
+            return failures.torn_write(why)
         return None

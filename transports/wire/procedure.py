@@ -1,6 +1,6 @@
 """The procedure of a call, once, for every transport (no I/O).
 
-The call table (:mod:`dualio_transports.wire.calls`) decides what a frame means; this module
+The call table (:mod:`dualio_transports.wire.call_table`) decides what a frame means; this module
 decides what a call *does*, step by step: read what came while the connection was
 idle, start the call, send its request, tell its id, wait for its answer or its next
 item, ask for a keepalive PING, time out, give up (a timeout, a cancel, an
@@ -34,7 +34,7 @@ with ``throw(error)`` when performing it failed:
 ``Item(payload)``
     Hand this stream item to the consumer (streams only).
 ``Started(call)``
-    The request of ``call`` is on the wire (:func:`begin` only: the emulation binds
+    The request of ``call`` is on the wire (:func:`open_handed_call` only: the emulation binds
     its cancel handle to the call here; raise to give the call up).
 
 A driver runs each step (``send``/``throw``) where it may touch the call table: on
@@ -50,10 +50,11 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dualio_transports.wire import calls
-from dualio_transports.wire.calls import CallKind, CallState, CallTable, Next, W
+from dualio_transports.wire import failures
+from dualio_transports.wire.call_table import CallState, CallTable, Next, W
 from dualio_transports.wire.deadline import ItemDeadlines, passed
 from dualio_transports.wire.errors import DualioError, DualioTimeout
+from dualio_transports.wire.protocol import CallKind
 
 
 @dataclass(slots=True, eq=False)
@@ -132,10 +133,10 @@ def keepalive(table: CallTable[W]) -> Generator[Effect, None, None]:
         yield due
 
 
-def start(
+def open_call(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
     sent: list[int] | None, waiter: W | None = None,
-    expired: Callable[[], DualioError] = calls.call_timeout,
+    expired: Callable[[], DualioError] = failures.call_timeout,
 ) -> Generator[Effect, None, CallState[W]]:
     """Start a call (``waiter``: the transport's, see :attr:`CallState.waiter`) and send
     its request whole; ``sent`` is told its id once it left. A request that did not
@@ -151,7 +152,7 @@ def start(
     try:
         yield send
     except GeneratorExit:
-        table.unsent(call, maybe_on_wire=send.may_have_left)
+        table.unsent(call, may_have_left=send.may_have_left)
         raise
     except BaseException:
         yield from unsent(table, call, send.may_have_left)
@@ -164,19 +165,19 @@ def start(
 def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Generator[Effect, None, None]:
     """The write of ``call``'s request failed: its id is free at once if the request did
     not leave (or cannot be answered), else the call is given up with a CANCEL."""
-    cancel = table.unsent(call, maybe_on_wire=may_have_left)
+    cancel = table.unsent(call, may_have_left=may_have_left)
     if cancel:
         yield Control(cancel)
 
 
-def begin(
+def open_handed_call(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
     sent: list[int] | None, waiter: W | None = None,
-    expired: Callable[[], DualioError] = calls.call_timeout,
+    expired: Callable[[], DualioError] = failures.call_timeout,
 ) -> Generator[Effect, None, CallState[W]]:
-    """:func:`start`, then ``Started``: a call that something outside may abandon once
+    """:func:`open_call`, then ``Started``: a call that something outside may abandon once
     its request left (the emulation's cancel handle), or that is answered elsewhere."""
-    call = yield from start(table, kind, method, args, until, sent, waiter, expired)
+    call = yield from open_call(table, kind, method, args, until, sent, waiter, expired)
     try:
         yield Started(call)
     except GeneratorExit:
@@ -231,7 +232,7 @@ def roundtrip(
 ) -> Generator[Effect, None, CallState[W]]:
     """A unary call or a PING: send, wait for the final frame by ``until``; returns the
     call, whose :meth:`CallState.outcome` is the answer."""
-    call = yield from start(table, kind, method, args, until, sent)
+    call = yield from open_call(table, kind, method, args, until, sent)
     return (yield from answer(table, call, until))
 
 
@@ -239,7 +240,7 @@ def answer(table: CallTable[W], call: CallState[W], until: float) -> Generator[E
     """Wait for the final frame of a call whose request left, by ``until``; a wait that
     fails (a timeout, a cancel, an interrupt) gives the call up. Returns the call."""
     try:
-        yield from await_news(table, call, until, False, calls.call_timeout)
+        yield from await_news(table, call, until, False, failures.call_timeout)
     except GeneratorExit:
         table.give_up(call)
         raise
@@ -254,9 +255,10 @@ def stream(
 ) -> Generator[Effect, None, None]:
     """A stream: send its request by the first item's deadline, then :func:`items`."""
     def expired() -> DualioTimeout:
-        return calls.item_timeout(deadlines.item_timeout)
+        return failures.item_timeout(deadlines.item_timeout)
 
-    call = yield from start(table, CallKind.STREAM, method, args, deadlines.for_wait(), sent, None, expired)
+    first = deadlines.for_wait()
+    call = yield from open_call(table, CallKind.STREAM, method, args, first, sent, None, expired)
     yield from items(table, call, deadlines)
 
 
@@ -265,7 +267,7 @@ def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> 
     (:class:`ItemDeadlines`); at the end, or when the consumer leaves (an exception
     thrown in), the stream is given up (the server is told if it had not ended)."""
     def expired() -> DualioTimeout:
-        return calls.item_timeout(deadlines.item_timeout)
+        return failures.item_timeout(deadlines.item_timeout)
 
     try:
         while True:
@@ -295,7 +297,7 @@ def handshake(table: CallTable[W], until: float) -> Generator[Effect, None, None
     """HELLO, then WELCOME by ``until``; any failure is a ConnectError."""
     try:
         yield Send(table.hello(), until)
-        yield from await_news(table, table.handshake, until, False, calls.call_timeout)
+        yield from await_news(table, table.handshake, until, False, failures.call_timeout)
     except DualioError as exc:
-        raise calls.handshake_failed(exc) from exc
+        raise failures.handshake_failed(exc) from exc
     table.handshake_outcome()

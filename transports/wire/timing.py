@@ -4,11 +4,17 @@ written once (a call's own time is its deadline, :mod:`dualio_transports.wire.de
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dualio_transports.wire.calls import CallTable
 from dualio_transports.wire.deadline import NO_DEADLINE, deadline
 
+if TYPE_CHECKING:
+    from dualio_transports.wire.call_table import CallTable
+
+WRITE_STALL_LIMIT = 10.0
+"""Seconds a write may make no progress (the peer does not read) before the connection is
+failed, on every transport, whatever the call's own timeout: a call without a timeout
+is not held for ever by a peer that stopped reading."""
 CLOSE_GRACE = 1.0
 """Seconds a goodbye, a CANCEL or a PING may take to write, and a closing socket to close,
 before it is closed regardless: a peer that reads nothing never holds up a close."""

@@ -51,7 +51,7 @@ from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
 from dualio.server.fd_limit import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
-from dualio_transports.wire.methods import ServerStats
+from dualio_transports.dualio_protocol.methods import ServerStats
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,

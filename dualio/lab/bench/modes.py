@@ -28,8 +28,8 @@ from dualio.lab.bench.operations import Blob, Echo, Operation, payload
 from dualio.lab.bench.workloads import Outcome, SyncCall, Workload, drive_async, drive_threads
 from dualio.lab.peers import asyncio_client
 from dualio_sync import Client
+from dualio_transports.dualio_protocol.blob import blob_bytes
 from dualio_transports.emulation.adapter import default_workers
-from dualio_transports.wire.blob import blob_bytes
 
 ANYIO_DEFAULT_TOKENS = 40
 

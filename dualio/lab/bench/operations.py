@@ -13,7 +13,7 @@ from typing import Protocol
 
 from dualio import AsyncClient
 from dualio_sync import Client
-from dualio_transports.wire.methods import word_at
+from dualio_transports.dualio_protocol.methods import word_at
 
 
 def payload(index: int) -> bytes:

@@ -9,7 +9,7 @@ from typing import Any
 
 from dualio.lab.bench import summary
 from dualio.lab.bench.workloads import Outcome, Workload
-from dualio_transports.wire.methods import ServerStats
+from dualio_transports.dualio_protocol.methods import ServerStats
 
 # The numeric fields measured once per round; a cell holds their median over its rounds.
 METRICS = (

@@ -39,15 +39,15 @@ from dualio.lab.peers import handwritten_frames
 from dualio.server.async_model import _Connection
 from dualio.server.config import ServerConfig
 from dualio_sync.client import Client
+from dualio_transports.dualio_protocol.client_protocol import ClientProtocol
+from dualio_transports.dualio_protocol.frames import HEADER, HEADER_SIZE
 from dualio_transports.emulation.emulated_connection import EmulatedConnection, Strategy
 from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
 from dualio_transports.portal import loop_thread
 from dualio_transports.portal.connection import PortalConnection
 from dualio_transports.portal.loop_thread import LoopThread
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire.calls import call_timeout
-from dualio_transports.wire.client_protocol import ClientProtocol
-from dualio_transports.wire.frames import HEADER, HEADER_SIZE
+from dualio_transports.wire.failures import call_timeout
 
 Clock = Callable[[], float]
 

@@ -23,12 +23,8 @@ import os
 from typing import Any, TypeVar, cast
 
 from dualio_transports.blocking.connection import BlockingConnection
-from dualio_transports.native.anyio_connection import AnyioConnection
-from dualio_transports.native.asyncio_connection import AsyncioConnection
-from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.wire.calls import deadline
-from dualio_transports.wire.client_protocol import WELCOME
-from dualio_transports.wire.frames import (
+from dualio_transports.dualio_protocol.client_protocol import WELCOME
+from dualio_transports.dualio_protocol.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     HEADER_SIZE,
@@ -36,7 +32,11 @@ from dualio_transports.wire.frames import (
     FrameKind,
     encode_frame,
 )
-from dualio_transports.wire.methods import F64
+from dualio_transports.dualio_protocol.methods import F64
+from dualio_transports.native.anyio_connection import AnyioConnection
+from dualio_transports.native.asyncio_connection import AsyncioConnection
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.wire.deadline import deadline
 
 PAYLOAD = b"x" * 16
 """What every measured call echoes."""

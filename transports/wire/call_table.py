@@ -1,22 +1,23 @@
 """What happens to every call on one client connection, as a state machine (no I/O).
 
 Every transport (blocking, anyio, asyncio, and the emulation adapter over the
-blocking one) makes the same decisions about a call; they are made here, once:
+blocking one) makes the same decisions about a call, whatever the protocol
+(:mod:`dualio_transports.wire.protocol`); they are made here, once:
 
-- ids: each call gets an id no other live call has, with the *kind* of the call
-  (unary, stream, ping); an id is not handed out again until the server's final
-  frame for it has arrived, even after its caller gave up;
-- routing: each incoming frame goes to the call it belongs to; a frame of the
-  wrong kind for its call (a PONG for ``echo``, an item for a unary call, a
-  RESPONSE for a stream) is a :class:`ProtocolError` that fails the connection;
-- give-up: a call whose request never left is *released*; one that may have
-  left is *abandoned* (the CANCEL bytes to send are returned, its late frames are
-  dropped until the final one frees the id);
+- keys: each call gets a key no other live call has, with the *kind* of the call
+  (unary, stream, ping); a key is not handed out again until the final answer for it
+  has arrived, even after its caller gave up;
+- routing: each incoming message goes to the call it belongs to (by the key it names,
+  or, for a protocol answered in order, to the oldest call waiting); a message of the
+  wrong kind for its call (a PONG for ``echo``, an item for a unary call) is a
+  :class:`ProtocolError` that fails the connection;
+- give-up: a call whose request never left is *released*; one that may have left is
+  *abandoned* (what the protocol sends for it is returned, and its late answers are
+  dropped until the final one frees the key);
 - failure: a broken connection fails every live call with one error;
 - closing: whether a goodbye is due, and what a call on a closed connection raises;
 - streams: items, end and error in one state, read with :meth:`CallState.next_item`;
-- the texts of the errors, and how connect and handshake failures map to
-  :class:`ConnectError`.
+- keepalive: when a silent connection is probed, and when the probe's silence fails it.
 
 A transport only moves bytes, waits and times out. It registers a *wake*
 function; the table calls it whenever a call has something new (an item, its
@@ -28,36 +29,22 @@ call in :attr:`CallState.waiter`; the table never looks at it.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from dualio_transports.wire.client_protocol import (
-    ClientProtocol,
-    State,
-    connection_ending,
-    decode_error,
-)
-from dualio_transports.wire.errors import (
-    CallCancelled,
-    ClosedError,
-    ConnectError,
-    ConnectionLost,
-    ConnectTimeout,
-    DualioError,
-    DualioTimeout,
-    ProtocolError,
-    UsageError,
-)
-from dualio_transports.wire.frames import (
-    DEFAULT_MAX_FRAME_SIZE,
-    MAX_REQUEST_ID,
-    Frame,
-    FrameKind,
-    encode_frame,
+from dualio_transports.wire import failures
+from dualio_transports.wire.errors import ClosedError, ConnectionLost, DualioError, ProtocolError, UsageError
+from dualio_transports.wire.protocol import (
+    HANDSHAKE_DONE,
+    HANDSHAKE_KEY,
+    IN_ORDER,
+    CallKind,
+    Matching,
+    Message,
+    WireProtocol,
 )
 
 W = TypeVar("W")
@@ -67,23 +54,10 @@ STREAM_BACKLOG = 256 * 1024
 """Bytes of stream items a connection buffers for one slow consumer before the
 transport should stop reading (each item counts at least ``ITEM_COST``)."""
 ITEM_COST = 64
-WRITE_STALL_LIMIT = 10.0
-"""Seconds a write may make no progress (the peer does not read) before the connection is
-failed, on every transport, whatever the call's own timeout: a call without a timeout
-is not held for ever by a peer that stopped reading."""
 IDLE_CHECK_AFTER = 0.001
 """A connection that heard from the server this recently is not checked before a call
 (a caller calling again at once pays no system call): a server that closed it within
 that time is no different from one that closes it just after the request leaves."""
-
-
-class CallKind(Enum):
-    UNARY = "unary"
-    STREAM = "stream"
-    PING = "ping"
-    HANDSHAKE = "handshake"
-
-    __hash__ = object.__hash__  # looked up per frame; Enum's own hashes the name, in Python
 
 
 class Next(Enum):
@@ -93,127 +67,7 @@ class Next(Enum):
     END = "end"  # the stream ended normally
 
 
-# For each kind of call: which frames it accepts, and whether each is final.
-_ITEM, _FINAL = False, True
-_ACCEPTS: dict[CallKind, dict[FrameKind, bool]] = {
-    CallKind.UNARY: {FrameKind.RESPONSE: _FINAL, FrameKind.ERROR: _FINAL},
-    CallKind.STREAM: {
-        FrameKind.STREAM_ITEM: _ITEM, FrameKind.STREAM_END: _FINAL, FrameKind.ERROR: _FINAL,
-    },
-    CallKind.PING: {FrameKind.PONG: _FINAL, FrameKind.ERROR: _FINAL},
-    CallKind.HANDSHAKE: {},
-}
 _STREAM, _PING = CallKind.STREAM, CallKind.PING  # hot paths: an Enum class attribute costs a __getattr__ hook
-_ERROR_FRAME = FrameKind.ERROR
-_SERVER_KINDS = frozenset({
-    FrameKind.WELCOME, FrameKind.RESPONSE, FrameKind.ERROR, FrameKind.STREAM_ITEM,
-    FrameKind.STREAM_END, FrameKind.PONG, FrameKind.CLOSE,
-})
-
-
-# -- the error texts, written once --------------------------------------------------
-
-def call_timeout() -> DualioTimeout:
-    return DualioTimeout("the call timed out")
-
-
-def item_timeout(timeout: float | None) -> DualioTimeout:
-    return DualioTimeout(f"no stream item within {timeout}s")
-
-
-def deadline_passed(request_left: bool) -> DualioTimeout:
-    """What a call's deadline means: the call's timeout once its request left, else the
-    write's (the request was taken back, or never began to leave)."""
-    return call_timeout() if request_left else write_timeout()
-
-
-def write_timeout() -> DualioTimeout:
-    """The request did not leave by the call's deadline (it waited for the socket, for
-    another writer, or for a worker): it was never sent."""
-    return DualioTimeout("timed out writing the request")
-
-
-def torn_write(why: str = "timed out") -> ConnectionLost:
-    """The failure of a connection left with half a frame on the wire (``why``: what ended
-    the write). The connection cannot carry another frame, but the client can: the next
-    call connects anew, as after any lost connection."""
-    return ConnectionLost(f"{why} in the middle of writing a frame: the connection cannot be used again")
-
-
-def write_stalled() -> ConnectionLost:
-    """The failure of a connection whose write made no progress for ``WRITE_STALL_LIMIT``:
-    the peer is not reading."""
-    return ConnectionLost(f"a write made no progress for {WRITE_STALL_LIMIT:g}s: the server is not reading")
-
-
-def peer_closed() -> ConnectionLost:
-    return ConnectionLost("the server closed the connection")
-
-
-def broken(exc: BaseException) -> ConnectionLost:
-    return ConnectionLost(f"the connection broke: {exc}")
-
-
-def closed_by_user() -> ClosedError:
-    return ClosedError("the connection was closed")
-
-
-def cancelled() -> CallCancelled:
-    return CallCancelled("the call was cancelled")
-
-
-def cancelled_before_sent() -> CallCancelled:
-    return CallCancelled("the call was cancelled before it was sent")
-
-
-def cancelled_while_sent() -> CallCancelled:
-    return CallCancelled("the call was cancelled while its request was written")
-
-
-def connect_failed(host: str, port: int, exc: BaseException) -> ConnectError:
-    """A failure to open the socket (TCP or TLS) as the one error every transport raises."""
-    if isinstance(exc, ConnectError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return ConnectTimeout(f"connecting to {host}:{port} timed out")
-    return ConnectError(f"cannot connect to {host}:{port}: {exc}")
-
-
-def handshake_failed(exc: BaseException) -> ConnectError:
-    """A failed HELLO/WELCOME exchange as the one error every transport raises."""
-    if isinstance(exc, ConnectError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return ConnectTimeout("the server did not answer the handshake in time")
-    if isinstance(exc, ClosedError):
-        return ConnectError(f"the server closed the connection during the handshake: {exc}")
-    return ConnectError(f"handshake failed: {exc}")
-
-
-# -- deadlines ---------------------------------------------------------------------
-
-def deadline(timeout: float | None, now: float | None = None) -> float:
-    """The ``time.monotonic()`` by which to give up, ``timeout`` from ``now`` (default:
-    now); ``math.inf`` for no timeout."""
-    if timeout is None:
-        return math.inf
-    return (time.monotonic() if now is None else now) + timeout
-
-
-def remaining(until: float) -> float | None:
-    """Seconds left before ``until`` (may be <= 0); None when there is no deadline."""
-    return None if until == math.inf else until - time.monotonic()
-
-
-def timeout_left(until: float) -> float | None:
-    """The timeout of a try that must end by ``until``; raises :func:`call_timeout` when
-    no time is left."""
-    if until == math.inf:
-        return None
-    left = until - time.monotonic()
-    if left <= 0:
-        raise call_timeout()
-    return left
 
 
 # -- calls ---------------------------------------------------------------------------
@@ -284,19 +138,26 @@ class CallTable(Generic[W]):
     """
 
     __slots__ = (
-        "_decoder", "_next_id", "_probe", "_probe_sent", "_wake", "backlogged", "closing",
-        "dropped", "failure", "handshake", "keepalive", "last_heard", "live", "protocol",
+        "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_ordered", "_probe",
+        "_probe_sent", "_wake", "backlogged", "closing", "dropped", "failure", "handshake",
+        "keepalive", "last_heard", "live", "protocol",
     )
 
     def __init__(
         self,
+        protocol: WireProtocol,
         *,
-        token: str | None = None,
-        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         wake: Callable[[CallState[W]], None] = _nothing,
         keepalive: float | None = None,
     ) -> None:
-        self.protocol = ClientProtocol(token=token, max_frame_size=max_frame_size)
+        self.protocol = protocol
+        self._accepts = protocol.accepts
+        self._error_kind = protocol.error_kind
+        self._max_key = protocol.max_key
+        self._order: deque[int] | None = deque() if protocol.matching is Matching.IN_ORDER else None
+        """With answers in order: the keys of the calls answered in order that wait for their
+        final answer, oldest first."""
+        self._ordered = protocol.ordered_kinds
         self.keepalive = keepalive
         self.last_heard = time.monotonic()  # when bytes last arrived
         self._probe: CallState[W] | None = None  # the keepalive PING in flight
@@ -304,9 +165,9 @@ class CallTable(Generic[W]):
         self._decoder = self.protocol.decoder
         self._wake = wake
         self._next_id = 1
-        self.handshake: CallState[W] = CallState(0, CallKind.HANDSHAKE, "handshake")
-        self.live: dict[int, CallState[W]] = {0: self.handshake}
-        """Every live call by id (the handshake's 0 until WELCOME); read-only outside the table."""
+        self.handshake: CallState[W] = CallState(HANDSHAKE_KEY, CallKind.HANDSHAKE, "handshake")
+        self.live: dict[int, CallState[W]] = {HANDSHAKE_KEY: self.handshake}
+        """Every live call by key (the handshake's until it is done); read-only outside the table."""
         self.failure: DualioError | None = None
         self.closing = False
         self.backlogged: dict[CallState[W], None] = {}  # streams over STREAM_BACKLOG: stop reading
@@ -320,8 +181,8 @@ class CallTable(Generic[W]):
 
     @property
     def in_flight(self) -> int:
-        """Ids in use, abandoned ones included (the handshake is not a call)."""
-        return len(self.live) - (0 in self.live)
+        """Keys in use, abandoned ones included (the handshake is not a call)."""
+        return len(self.live) - (HANDSHAKE_KEY in self.live)
 
     @property
     def idle(self) -> bool:
@@ -347,7 +208,7 @@ class CallTable(Generic[W]):
         """After the handshake call is done: nothing, or the ConnectError to raise."""
         error = self.handshake.error
         if error is not None:
-            failure = handshake_failed(error)
+            failure = failures.handshake_failed(error)
             if failure is error:
                 raise failure
             raise failure from error
@@ -363,40 +224,42 @@ class CallTable(Generic[W]):
             self.check_usable()
         calls = self.live
         rid = self._next_id
-        if rid < MAX_REQUEST_ID and rid not in calls:
+        if rid < self._max_key and rid not in calls:
             self._next_id = rid + 1
         else:
             rid = self._new_id()
-        if kind is _PING:
-            data = encode_frame(FrameKind.PING, rid)
-        else:
-            data = self.protocol.request(rid, method, args)
+        data = self.protocol.probe(rid) if kind is _PING else self.protocol.request(rid, method, args)
         state: CallState[W] = CallState(rid, kind, method)
         calls[rid] = state
+        if self._order is not None and kind in self._ordered:
+            self._order.append(rid)
         return state, data
 
     def _new_id(self) -> int:
         calls = self.live
-        if len(calls) >= MAX_REQUEST_ID:
-            raise UsageError(f"{MAX_REQUEST_ID} calls are in flight on one connection: no id is free")
+        most = self._max_key
+        if len(calls) >= most:
+            raise UsageError(f"{most} calls are in flight on one connection: no id is free")
         rid = self._next_id
-        while rid in calls or rid == 0:
-            rid = rid + 1 if rid < MAX_REQUEST_ID else 1
-        self._next_id = rid + 1 if rid < MAX_REQUEST_ID else 1
+        while rid in calls or rid == HANDSHAKE_KEY:
+            rid = rid + 1 if rid < most else 1
+        self._next_id = rid + 1 if rid < most else 1
         return rid
 
     def release(self, state: CallState[W]) -> None:
-        """Forget a call whose request bytes were never written: its id is free at once."""
+        """Forget a call whose request bytes were never written: its key is free at once."""
         if self.live.get(state.id) is state:
             del self.live[state.id]
+            if self._order is not None and state.id in self._order:
+                self._order.remove(state.id)
         state.done = True
 
-    def unsent(self, state: CallState[W], maybe_on_wire: bool) -> bytes:
+    def unsent(self, state: CallState[W], may_have_left: bool) -> bytes:
         """The write of ``state``'s request failed, timed out or was cancelled. If the
         request certainly never left whole, or the connection has failed (no answer can
         come), the call is released; if it may be on the wire, it is given up: the
         CANCEL bytes to send are returned, and its id stays taken until its answer."""
-        if not maybe_on_wire or self.failure is not None:
+        if not may_have_left or self.failure is not None:
             self.release(state)
             return b""
         return self.give_up(state)
@@ -414,7 +277,7 @@ class CallTable(Generic[W]):
             self.backlogged.pop(state, None)
         if state.done:
             return b""
-        state.error = error or cancelled()
+        state.error = error or failures.cancelled()
         state.done = True  # after the error: a reader in another thread sees both
         self._wake(state)
         if self.failure is not None:
@@ -423,8 +286,12 @@ class CallTable(Generic[W]):
         state.abandoned = True  # also while closing: its answer may still arrive
         if self.closing:
             return b""
-        log.debug("%s given up: CANCEL sent, its late frames will be dropped", _describe(state))
-        return encode_frame(FrameKind.CANCEL, state.id)
+        cancel = self.protocol.cancel(state.id)
+        if cancel is None:
+            self.fail(failures.given_up_while_held(_describe(state)))
+            return b""
+        log.debug("%s given up: its late answers will be dropped", _describe(state))
+        return cancel
 
     # -- incoming bytes ------------------------------------------------------------
 
@@ -439,10 +306,10 @@ class CallTable(Generic[W]):
             return self.failure
         self.last_heard = time.monotonic()
         try:
-            frames = self._decoder.feed(data)
+            messages = self._decoder.feed(data)
         except ProtocolError as exc:
             return self.fail(exc)
-        return self._route(frames)
+        return self._route(messages)
 
     def room(self) -> memoryview | None:
         """While a large frame is arriving, where the rest of its payload goes: a
@@ -456,19 +323,27 @@ class CallTable(Generic[W]):
         if self.failure is not None:
             return self.failure
         self.last_heard = time.monotonic()
-        return self._route(self._decoder.received(count))
+        try:
+            messages = self._decoder.received(count)
+        except ProtocolError as exc:
+            return self.fail(exc)
+        return self._route(messages)
 
-    def _route(self, frames: list[Frame]) -> DualioError | None:
+    def _route(self, messages: Sequence[Message]) -> DualioError | None:
         calls = self.live
         wake = self._wake
-        for kind, rid, payload in frames:
+        accepts = self._accepts
+        for kind, rid, payload in messages:
+            ordered = rid == IN_ORDER
+            if ordered and self._order:
+                rid = self._order[0]
             state = calls.get(rid)
-            if state is None or rid == 0:
+            if state is None or rid == HANDSHAKE_KEY:
                 ending = self._unrouted(kind, rid, payload)
                 if ending is not None:
                     return self.fail(ending)
                 continue
-            final = _ACCEPTS[state.kind].get(kind)
+            final = accepts[state.kind].get(kind)
             if final is None:
                 return self.fail(self._wrong_kind(kind, state))
             if not final:
@@ -482,43 +357,32 @@ class CallTable(Generic[W]):
                 wake(state)
                 continue
             del calls[rid]
+            if ordered:
+                self._order.popleft()  # type: ignore[union-attr]  # it named the oldest
             if state.abandoned:
                 self.dropped += 1
                 continue
-            if kind is _ERROR_FRAME:
-                state.error = decode_error(payload)
+            if kind is self._error_kind:
+                state.error = self.protocol.decode_error(payload)
             else:
                 state.result = payload
             state.done = True
             wake(state)
         return None
 
-    def _unrouted(self, kind: FrameKind, rid: int, payload: bytes) -> DualioError | None:
-        """A frame with id 0, or for no live call: the failure it means, or None."""
-        if kind not in _SERVER_KINDS:
-            return ProtocolError(f"server sent a {kind.name} frame")
-        if rid != 0:
-            if self.protocol.state is State.HANDSHAKING:
-                return ProtocolError(f"{kind.name} frame before the handshake completed")
-            return ProtocolError(f"{kind.name} frame for request {rid}, which is not open")
-        if kind is FrameKind.WELCOME:
-            try:
-                self.protocol.welcome(payload)
-            except ProtocolError as exc:
-                return exc
-            handshake = self.live.pop(0, None)
-            log.debug("handshake done: server's maximum frame %d bytes", self.protocol.server_max_frame_size)
-            if handshake is not None:
-                handshake.done = True
-                self._wake(handshake)
-            return None
-        if kind in (FrameKind.ERROR, FrameKind.CLOSE):
-            return connection_ending(kind, payload)
-        return ProtocolError(f"{kind.name} frame with id 0")
+    def _unrouted(self, kind: Any, key: int, payload: bytes) -> DualioError | None:
+        """A message for the handshake, or for no live call: the failure it means, or None."""
+        outcome = self.protocol.unrouted(kind, key, payload)
+        if outcome is not HANDSHAKE_DONE:
+            return outcome
+        handshake = self.live.pop(HANDSHAKE_KEY, None)
+        if handshake is not None:
+            handshake.done = True
+            self._wake(handshake)
+        return None
 
-    @staticmethod
-    def _wrong_kind(kind: FrameKind, state: CallState[W]) -> ProtocolError:
-        return ProtocolError(f"server answered {_describe(state)} with a {kind.name} frame")
+    def _wrong_kind(self, kind: Any, state: CallState[W]) -> ProtocolError:
+        return ProtocolError(f"server answered {_describe(state)} with a {self.protocol.describe_kind(kind)}")
 
     # -- the end -------------------------------------------------------------------
 
@@ -550,8 +414,7 @@ class CallTable(Generic[W]):
                     ))
                 return b""
             self._probe = None
-        if (now - self.last_heard < self.keepalive or self.protocol.state is not State.OPEN
-                or not self.live):
+        if now - self.last_heard < self.keepalive or not self.live or not self.protocol.is_open:
             return b""
         probe, data = self.start(CallKind.PING, "keepalive", b"")
         self._probe, self._probe_sent = probe, now
@@ -621,35 +484,6 @@ class CallTable(Generic[W]):
         if self.closing:
             return b""
         self.closing = True
-        return b"" if self.failure is not None else self.protocol.close()
+        return b"" if self.failure is not None else self.protocol.goodbye()
 
 
-class OnCallTable(Generic[W]):
-    """What every transport reports straight from its call table."""
-
-    __slots__ = ()
-    _table: CallTable[W]
-
-    @property
-    def closed(self) -> bool:
-        table = self._table
-        return table.closing or table.failure is not None
-
-    @property
-    def failure(self) -> DualioError | None:
-        """What ended the connection, if it has failed."""
-        return self._table.failure
-
-    @property
-    def in_flight(self) -> int:
-        """Request ids in use, those of calls that gave up included."""
-        return self._table.in_flight
-
-    @property
-    def dropped(self) -> int:
-        """Frames that arrived for calls that had already given up."""
-        return self._table.dropped
-
-    def check_usable(self) -> None:
-        """:meth:`CallTable.check_usable`: ClosedError unless a new call may start."""
-        self._table.check_usable()

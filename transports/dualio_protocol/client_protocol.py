@@ -1,16 +1,31 @@
-"""Client side of one connection, connection-level only, as a state machine (no I/O).
+"""Protocol v1, client side, as the wire interface
+(:class:`dualio_transports.wire.protocol.WireProtocol`) has it (no I/O).
 
 It says HELLO, checks the WELCOME, learns the server's maximum frame size, builds
-request frames under that maximum and says goodbye. What happens to each *call*
-(ids, routing, cancel, failure) is :mod:`dualio_transports.wire.calls`.
+request, PING and CANCEL frames (a request under that maximum), says which frames
+answer which call, and says goodbye. Answers name their request's id: a given-up call
+is cancelled with a CANCEL frame. What happens to each *call* (ids, routing, giving
+up, failure) is the core's: :mod:`dualio_transports.wire.call_table`.
 """
 
 from __future__ import annotations
 
+import logging
 import struct
 from enum import Enum
+from typing import Any
 
-from dualio_transports.wire import methods
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.frames import (
+    DEFAULT_MAX_FRAME_SIZE,
+    HEADER,
+    MAX_REQUEST_ID,
+    MIN_FRAME_LENGTH,
+    PROTOCOL_VERSION,
+    FrameDecoder,
+    FrameKind,
+    encode_frame,
+)
 from dualio_transports.wire.errors import (
     AuthenticationError,
     ConnectError,
@@ -22,15 +37,9 @@ from dualio_transports.wire.errors import (
     RemoteError,
     VersionMismatch,
 )
-from dualio_transports.wire.frames import (
-    DEFAULT_MAX_FRAME_SIZE,
-    HEADER,
-    MIN_FRAME_LENGTH,
-    PROTOCOL_VERSION,
-    FrameDecoder,
-    FrameKind,
-    encode_frame,
-)
+from dualio_transports.wire.protocol import HANDSHAKE_DONE, CallKind, HandshakeDone, Matching
+
+log = logging.getLogger("dualio.client")
 
 HELLO = struct.Struct(">H")
 WELCOME = struct.Struct(">HI")
@@ -78,8 +87,31 @@ def connection_error(payload: bytes) -> ConnectError | RemoteError:
     return error
 
 
+_ITEM, _FINAL = False, True
+ACCEPTS: dict[CallKind, dict[FrameKind, bool]] = {
+    CallKind.UNARY: {FrameKind.RESPONSE: _FINAL, FrameKind.ERROR: _FINAL},
+    CallKind.STREAM: {
+        FrameKind.STREAM_ITEM: _ITEM, FrameKind.STREAM_END: _FINAL, FrameKind.ERROR: _FINAL,
+    },
+    CallKind.PING: {FrameKind.PONG: _FINAL, FrameKind.ERROR: _FINAL},
+    CallKind.HANDSHAKE: {},
+}
+"""For each kind of call: which frames answer it, and whether each is final."""
+_SERVER_KINDS = frozenset({
+    FrameKind.WELCOME, FrameKind.RESPONSE, FrameKind.ERROR, FrameKind.STREAM_ITEM,
+    FrameKind.STREAM_END, FrameKind.PONG, FrameKind.CLOSE,
+})
+
+
 class ClientProtocol:
+    """One connection's protocol v1 state: a :class:`~dualio_transports.wire.protocol.WireProtocol`."""
+
     __slots__ = ("_token", "decoder", "max_frame_size", "server_max_frame_size", "state")
+    matching = Matching.BY_KEY
+    ordered_kinds: frozenset[CallKind] = frozenset()
+    max_key = MAX_REQUEST_ID
+    accepts = ACCEPTS
+    error_kind = FrameKind.ERROR
 
     def __init__(
         self, *, token: str | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
@@ -89,6 +121,10 @@ class ClientProtocol:
         self.server_max_frame_size = max_frame_size
         self._token = token
         self.state = State.HANDSHAKING
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is State.OPEN
 
     def hello(self) -> bytes:
         token = (self._token or "").encode()
@@ -120,7 +156,41 @@ class ClientProtocol:
             )
         return HEADER.pack(length, _REQUEST, request_id) + name + args
 
-    def close(self) -> bytes:
+    def probe(self, key: int) -> bytes:
+        return encode_frame(FrameKind.PING, key)
+
+    def cancel(self, key: int) -> bytes:
+        return encode_frame(FrameKind.CANCEL, key)
+
+    @staticmethod
+    def decode_error(payload: bytes) -> RemoteError:
+        return decode_error(payload)
+
+    @staticmethod
+    def describe_kind(kind: Any) -> str:
+        return f"{kind.name} frame"
+
+    def unrouted(self, kind: FrameKind, key: int, payload: bytes) -> DualioError | HandshakeDone | None:
+        """A frame with id 0, or for no live call: the failure it means, WELCOME's
+        ``HANDSHAKE_DONE``, or None."""
+        if kind not in _SERVER_KINDS:
+            return ProtocolError(f"server sent a {kind.name} frame")
+        if key != 0:
+            if self.state is State.HANDSHAKING:
+                return ProtocolError(f"{kind.name} frame before the handshake completed")
+            return ProtocolError(f"{kind.name} frame for request {key}, which is not open")
+        if kind is FrameKind.WELCOME:
+            try:
+                self.welcome(payload)
+            except ProtocolError as exc:
+                return exc
+            log.debug("handshake done: server's maximum frame %d bytes", self.server_max_frame_size)
+            return HANDSHAKE_DONE
+        if kind in (FrameKind.ERROR, FrameKind.CLOSE):
+            return connection_ending(kind, payload)
+        return ProtocolError(f"{kind.name} frame with id 0")
+
+    def goodbye(self) -> bytes:
         if self.state is State.CLOSED:
             return b""
         self.state = State.CLOSED

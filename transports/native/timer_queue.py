@@ -2,10 +2,10 @@
 
 A transport that armed a loop timer per call pays for a timer handle, a heap
 push and a cancel on every call, though nearly every call ends long before its
-timeout. :class:`Deadlines` keeps every pending deadline behind one timer: the
-transport arms it when :meth:`Deadlines.add` says so (only for a deadline earlier
+timeout. :class:`TimerQueue` keeps every pending deadline behind one timer: the
+transport arms it when :meth:`TimerQueue.add` says so (only for a deadline earlier
 than the one it is armed for) and, when it fires, expires what
-:meth:`Deadlines.fired` returns and arms it for :meth:`Deadlines.arm`. A wait
+:meth:`TimerQueue.fired` returns and arms it for :meth:`TimerQueue.arm`. A wait
 that ended is not removed (that would cost a search): it is skipped when it
 reaches the front, and a timer armed for it fires for nothing. So a connection busy
 with calls that answer in time arms its timer about once per timeout, whatever
@@ -18,7 +18,7 @@ an index (a deque takes 600 bytes even empty); the ended waits before the index 
 cut off once they are half of it.
 
 The timer may serve other work too (a keepalive check): the transport then sets
-:attr:`Deadlines.armed` to when it armed the timer for, and ``add`` still says
+:attr:`TimerQueue.armed` to when it armed the timer for, and ``add`` still says
 whether a deadline comes before that.
 """
 
@@ -34,8 +34,8 @@ _COMPACT_AT = 128
 _CUT_AT = 32  # ended waits kept before the queue's front, at most, beyond half of it
 
 
-class Deadlines(Generic[T]):
-    """Deadlines of waits (``T``: whatever the transport expires), earliest first.
+class TimerQueue(Generic[T]):
+    """TimerQueue of waits (``T``: whatever the transport expires), earliest first.
 
     ``ended(wait)`` says whether a wait is over already (answered, failed, given up).
     Each wait may carry the timeout that set its deadline, for the error it ends with.

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
-from dualio_transports.wire.blob import blob_bytes
+from dualio_transports.dualio_protocol.blob import blob_bytes
 from dualio_transports.wire.errors import ProtocolError, short
+from dualio_transports.wire.request import Request, StreamRequest
 
 T = TypeVar("T")
 
@@ -23,32 +23,11 @@ U32_F64 = struct.Struct(">Id")
 MAX_METHOD_NAME = 255
 
 
+_request = tuple.__new__  # a Request without NamedTuple's Python-level __new__ (one is made per call)
+
+
 class BadArguments(ValueError):
     """A request's arguments do not parse (server side)."""
-
-
-class Call(NamedTuple, Generic[T]):
-    """One request/response call: what to send and how to read the answer.
-
-    ``idempotent``: running it twice is harmless, so it may be sent again after a
-    connection broke with the call in flight.
-    """
-
-    method: str
-    args: bytes
-    decode: Callable[[bytes], T]
-    idempotent: bool = True
-
-
-_call = tuple.__new__  # a Call without NamedTuple's Python-level __new__ (one is made per call)
-
-
-class StreamCall(NamedTuple, Generic[T]):
-    """A call answered by stream items then a stream end."""
-
-    method: str
-    args: bytes
-    decode_item: Callable[[bytes], T]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,25 +133,25 @@ def _delay(delay: float) -> bytes:
     return F64.pack(check_seconds("delay", delay))
 
 
-def echo(data: bytes, delay: float) -> Call[bytes]:
+def echo(data: bytes, delay: float) -> Request[bytes]:
     if data.__class__ is not bytes:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
         data = bytes(data)
-    return _call(Call, ("echo", _delay(delay) + data, _identity, True))
+    return _request(Request, ("echo", _delay(delay) + data, _identity, True))
 
 
-def upper(text: str, delay: float) -> Call[str]:
+def upper(text: str, delay: float) -> Request[str]:
     if not isinstance(text, str):
         raise TypeError(f"upper text must be str, not {type(text).__name__}")
-    return _call(Call, ("upper", _delay(delay) + text.encode(), _text, True))
+    return _request(Request, ("upper", _delay(delay) + text.encode(), _text, True))
 
 
-def sleep(seconds: float) -> Call[None]:
-    return _call(Call, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True))
+def sleep(seconds: float) -> Request[None]:
+    return _request(Request, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True))
 
 
-def blob(size: int, seed: int, verify: bool) -> Call[bytes]:
+def blob(size: int, seed: int, verify: bool) -> Request[bytes]:
     check_count("size", size)
     check_count("seed", seed)
 
@@ -183,25 +162,25 @@ def blob(size: int, seed: int, verify: bool) -> Call[bytes]:
             raise ProtocolError("blob content does not match its seed")
         return payload
 
-    return Call("blob", U32.pack(size) + U32.pack(seed), decode)
+    return Request("blob", U32.pack(size) + U32.pack(seed), decode)
 
 
-def words(count: int, wait: float) -> StreamCall[str]:
+def words(count: int, wait: float) -> StreamRequest[str]:
     args = U32_F64.pack(check_count("count", count), check_seconds("wait", wait))
-    return StreamCall("words", args, _text)
+    return StreamRequest("words", args, _text)
 
 
-def stats() -> Call[ServerStats]:
-    return Call("stats", b"", ServerStats.from_json)
+def stats() -> Request[ServerStats]:
+    return Request("stats", b"", ServerStats.from_json)
 
 
-def raw(method: str, payload: bytes) -> Call[bytes]:
+def raw(method: str, payload: bytes) -> Request[bytes]:
     if not isinstance(method, str):
         raise TypeError("method must be str")
     if not isinstance(payload, bytes | bytearray | memoryview):
         raise TypeError(f"payload must be bytes, not {type(payload).__name__}")
     encode_request(method, b"")  # validates the name before anything is sent
-    return Call(method, bytes(payload), _identity, idempotent=False)  # unknown effects
+    return Request(method, bytes(payload), _identity, idempotent=False)  # unknown effects
 
 
 # -- server side: parse arguments -------------------------------------------

@@ -23,16 +23,15 @@ import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dualio_transports.wire import methods
-from dualio_transports.wire.client_protocol import (
+from dualio_transports.dualio_protocol import methods
+from dualio_transports.dualio_protocol.client_protocol import (
     ERROR_CODE,
     HELLO,
     MAX_HELLO_FRAME,
     WELCOME,
     encode_error,
 )
-from dualio_transports.wire.errors import ErrorCode, FrameTooLarge, ProtocolError
-from dualio_transports.wire.frames import (
+from dualio_transports.dualio_protocol.frames import (
     DEFAULT_MAX_FRAME_SIZE,
     HEADER,
     MIN_FRAME_LENGTH,
@@ -41,6 +40,7 @@ from dualio_transports.wire.frames import (
     FrameKind,
     encode_frame,
 )
+from dualio_transports.wire.errors import ErrorCode, FrameTooLarge, ProtocolError
 
 LENGTH_SIZE = 4
 _RESPONSE = FrameKind.RESPONSE
@@ -49,18 +49,18 @@ _RESPONSE = FrameKind.RESPONSE
 # One of these per request read: slotted, and not frozen, since a frozen dataclass's
 # __init__ (object.__setattr__ per field) costs three times as much. Not mutated.
 @dataclass(slots=True)
-class Request:
+class RequestReceived:
     id: int
     method: str
     args: bytes
 
 
 @dataclass(slots=True)
-class Cancel:
+class CancelReceived:
     id: int
 
 
-Event = Request | Cancel
+Event = RequestReceived | CancelReceived
 
 
 class ServerProtocol:
@@ -178,7 +178,7 @@ class ServerProtocol:
                     self._request(rid, frame.payload, events)
             elif kind is FrameKind.CANCEL:
                 if rid in self.open_ids:
-                    events.append(Cancel(rid))
+                    events.append(CancelReceived(rid))
             elif kind is FrameKind.PING:
                 if rid == 0 or rid in self.open_ids:
                     self.fail_connection(ErrorCode.BAD_FRAME, f"ping id {rid} is in use")
@@ -222,7 +222,7 @@ class ServerProtocol:
             self._output += self._error(rid, ErrorCode.BAD_ARGUMENTS, str(exc))
             return
         self.open_ids.add(rid)
-        events.append(Request(rid, method, args))
+        events.append(RequestReceived(rid, method, args))
 
     # -- answers: each returns the bytes to write, b"" once closing ------------
 
@@ -264,4 +264,4 @@ class ServerProtocol:
         return encode_frame(FrameKind.CLOSE, 0)
 
 
-__all__ = ["ERROR_CODE", "Cancel", "Event", "Request", "ServerProtocol"]
+__all__ = ["ERROR_CODE", "CancelReceived", "Event", "RequestReceived", "ServerProtocol"]

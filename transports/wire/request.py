@@ -1,0 +1,31 @@
+"""A call's request, as a face hands it to a transport: what to send and how to read
+what comes back (a protocol's methods build them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, NamedTuple, TypeVar
+
+T = TypeVar("T")
+
+
+class Request(NamedTuple, Generic[T]):
+    """What one call sends and how it reads the answer: the method, its encoded arguments,
+    and the answer's decoder.
+
+    ``idempotent``: running it twice is harmless, so it may be sent again after a
+    connection broke with the call in flight.
+    """
+
+    method: str
+    args: bytes
+    decode: Callable[[bytes], T]
+    idempotent: bool = True
+
+
+class StreamRequest(NamedTuple, Generic[T]):
+    """What a stream sends, and how it reads each item."""
+
+    method: str
+    args: bytes
+    decode_item: Callable[[bytes], T]
