@@ -120,10 +120,10 @@ class ServiceMethods:
         after a lost connection (its effects are unknown)."""
         return self._call(methods.raw(method, payload), timeout)
 
-    def _call(self, op: Request[T], timeout: float | Unset | None) -> T:
+    def _call(self, request: Request[T], timeout: float | Unset | None) -> T:
         until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
         if self.on_request is not None or self.on_response is not None:
-            return self._attempts(op, until)
+            return self._attempts(request, until)
         sent: list[int] = []
         try:
             transport = self._ready_transport()
@@ -131,16 +131,16 @@ class ServiceMethods:
                 transport = self._reconnect(until)
                 if passed(until):  # connecting took all of it: nothing is sent
                     raise call_timeout()
-            return transport.call(op, until, sent=sent)
+            return transport.call(request, until, sent=sent)
         except DualioError as exc:
-            if self.retry is None or not may_retry(exc, op.idempotent):
-                raise _named(exc, op.method, sent) from exc.__cause__
-            return self._attempts(op, until, exc)
+            if self.retry is None or not may_retry(exc, request.idempotent):
+                raise _named(exc, request.method, sent) from exc.__cause__
+            return self._attempts(request, until, exc)
 
     def _attempts(
-        self, op: Request[T] | _Ping, until: float, error: DualioError | None = None,
+        self, request: Request[T] | _Ping, until: float, error: DualioError | None = None,
     ) -> T:
-        """Send ``op`` by ``until`` (after a first try that failed with ``error``, if given), and again
+        """Send ``request`` by ``until`` (after a first try that failed with ``error``, if given), and again
         while the retry policy allows and it is safe; tell the user's hooks before each
         try and after the last."""
         started = time.perf_counter()
@@ -153,35 +153,35 @@ class ServiceMethods:
             while True:
                 if error is not None:
                     try:
-                        if self.retry is None or not may_retry(error, op.idempotent):
+                        if self.retry is None or not may_retry(error, request.idempotent):
                             raise error
                         series = series or self.retry.series(until)
                         wait = series.next_delay(error)
                     except DualioError as exc:
-                        final = _named(exc, op.method, sent)
+                        final = _named(exc, request.method, sent)
                         if on_response is not None:
                             elapsed = time.perf_counter() - started
                             failed = CallFinished(
-                                op.method, len(op.args), 0, elapsed, tries, final, final.request_id,
+                                request.method, len(request.args), 0, elapsed, tries, final, final.request_id,
                             number,
                             )
                             notify(on_response, failed)
                         raise final from exc.__cause__
                     log.debug("retrying %s in %.3fs after %s: %s",
-                              op.method, wait, type(error).__name__, error)
+                              request.method, wait, type(error).__name__, error)
                     self._pause(wait)
                 tries += 1
                 sent.clear()
                 if on_request is not None:
-                    notify(on_request, CallStarted(op.method, len(op.args), tries, number))
+                    notify(on_request, CallStarted(request.method, len(request.args), tries, number))
                 try:
                     transport = self._ready_transport() or self._reconnect(until)
                     if passed(until):  # connecting or pausing took all of it: nothing is sent
                         raise call_timeout()
-                    if isinstance(op, _Ping):
+                    if isinstance(request, _Ping):
                         result: T = transport.ping(until, sent=sent)  # type: ignore[assignment]
                     else:
-                        result = transport.call(op, until, sent=sent)
+                        result = transport.call(request, until, sent=sent)
                     break
                 except DualioError as exc:
                     error = exc
@@ -189,21 +189,22 @@ class ServiceMethods:
             raise  # the hooks heard of it
         except BaseException as exc:  # cancelled, interrupted, or a fault: the hooks hear of it too
             if on_response is not None:
-                stopped = _stopped(op.method, exc)
+                stopped = _stopped(request.method, exc)
                 elapsed = time.perf_counter() - started
                 rid = sent[-1] if sent else None
                 notify(on_response,
-                       CallFinished(op.method, len(op.args), 0, elapsed, tries, stopped, rid, number))
+                       CallFinished(request.method, len(request.args), 0, elapsed, tries, stopped, rid,
+                                    number))
             raise
         if on_response is not None:
             elapsed = time.perf_counter() - started
             size = answer_size(result)
             rid = sent[-1] if sent else None
             notify(on_response,
-                   CallFinished(op.method, len(op.args), size, elapsed, tries, None, rid, number))
+                   CallFinished(request.method, len(request.args), size, elapsed, tries, None, rid, number))
         return result
 
-    def _stream(self, op: StreamRequest[T], timeout: float | None) -> Iterator[T]:
+    def _stream(self, request: StreamRequest[T], timeout: float | None) -> Iterator[T]:
         """The stream's items; the hooks hear of each try before it starts and of the
         stream once when it ends (all items taken, the consumer left early, or an error).
         The first item's deadline is the stream's own, made as its iteration begins, so
@@ -221,12 +222,12 @@ class ServiceMethods:
             while True:
                 tries += 1
                 if on_request is not None:
-                    notify(on_request, CallStarted(op.method, len(op.args), tries, number))
+                    notify(on_request, CallStarted(request.method, len(request.args), tries, number))
                 try:
                     transport = self._ready_transport() or self._reconnect(until)
-                    items = transport.stream(op, until, timeout, sent=sent)
+                    items = transport.stream(request, until, timeout, sent=sent)
                 except DualioError as exc:
-                    final = _named(exc, op.method, sent)
+                    final = _named(exc, request.method, sent)
                     raise final from exc.__cause__
                 try:
                     for item in items:
@@ -241,19 +242,19 @@ class ServiceMethods:
                             series = series or self.retry.series(until)
                             wait = series.next_delay(exc)
                         except DualioError as exhausted:
-                            final = _named(exhausted, op.method, sent)
+                            final = _named(exhausted, request.method, sent)
                             raise final from exhausted.__cause__
                         log.debug("retrying %s in %.3fs after %s: %s",
-                                  op.method, wait, type(exc).__name__, exc)
+                                  request.method, wait, type(exc).__name__, exc)
                         self._pause(wait)
                         continue
                     if isinstance(exc, ConnectionLost):
                         interrupted = StreamInterrupted(
-                            f"the {op.method} stream broke after {delivered} items: {exc}", delivered
+                            f"the {request.method} stream broke after {delivered} items: {exc}", delivered
                         )
-                        final = _named(interrupted, op.method, sent)
+                        final = _named(interrupted, request.method, sent)
                         raise final from exc
-                    final = _named(exc, op.method, sent)
+                    final = _named(exc, request.method, sent)
                     raise final from exc.__cause__
                 finally:
                     items.close()
@@ -261,11 +262,12 @@ class ServiceMethods:
             raise  # the consumer left early: the stream ended, nothing failed
         except BaseException as exc:
             if final is None and not isinstance(exc, DualioError):
-                final = _stopped(op.method, exc)
+                final = _stopped(request.method, exc)
             raise
         finally:
             if on_response is not None:
                 rid = sent[-1] if sent else None
-                ended = CallFinished(op.method, len(op.args), received, time.perf_counter() - started,
-                                     tries, final, rid, number)
+                elapsed = time.perf_counter() - started
+                size = len(request.args)
+                ended = CallFinished(request.method, size, received, elapsed, tries, final, rid, number)
                 notify(on_response, ended)

@@ -31,12 +31,12 @@ T = TypeVar("T")
 class BlockingTransport(Protocol):
     """One connection, used from any thread; every call blocks its caller."""
 
-    def call(self, op: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
+    def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
     def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None, *,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]: ...
 
@@ -58,12 +58,12 @@ class AsyncTransport(Protocol):
     @property
     def loop(self) -> LoopHandle: ...
 
-    async def call(self, op: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
+    async def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
     async def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None, *,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]: ...
 

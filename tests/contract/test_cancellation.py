@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from dualio import ErrorCode, RetryPolicy
+from dualio_sync import Client
 from dualio_transports.dualio_protocol.frames import FrameKind
 from dualio_transports.dualio_protocol.methods import word_at
 from tests.conftest import ServerProcess
@@ -170,3 +171,30 @@ async def test_a_cancel_during_a_stalled_write_is_honoured_at_once_and_the_clien
         finally:
             with anyio.CancelScope(shield=True):
                 await client.aclose()
+
+
+@pytest.mark.async_only
+async def test_a_call_coroutine_closed_half_way_is_given_up_with_a_cancel(
+    transport: Transport, scripted: Scripted
+) -> None:
+    """A call's coroutine closed while its call waits (collected, with no task to resume):
+    the call is given up and the server hears of it, as of any call given up, on every
+    transport (the anyio one sends the CANCEL with its next write: here, the goodbye's).
+    Stepping a coroutine by hand is asyncio's only: trio's scheduler refuses it."""
+    if transport.backend == "trio":
+        pytest.skip("a trio coroutine cannot be stepped outside trio's scheduler")
+    peer = scripted(drain())
+    client = await transport.connect(peer.address, keepalive=None)
+    face = client.client
+    assert not isinstance(face, Client)
+    call = face.echo(b"collected")
+    call.send(None)
+    assert await frame_arrives(peer, FrameKind.REQUEST)
+    call.close()
+    if transport.options is not None and transport.options.get("transport") == "anyio":
+        await client.aclose()  # the anyio transport's CANCEL goes with its next write: this goodbye
+    else:
+        assert await frame_arrives(peer, FrameKind.CANCEL)
+        await client.aclose()
+    assert await peer_finishes(peer)
+    assert peer.kinds == [FrameKind.HELLO, FrameKind.REQUEST, FrameKind.CANCEL, FrameKind.CLOSE]

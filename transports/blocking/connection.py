@@ -185,13 +185,13 @@ class BlockingConnection(ConnectionFacts[Any]):
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, op: Request[T], until: float, handle: Handle | None = None,
+        self, request: Request[T], until: float, handle: Handle | None = None,
         sent: list[int] | None = None,
     ) -> T:
         """Send one request and wait for its answer by ``until``. ``sent`` is told the
         request's id (see transports/interface.py)."""
-        call = self._roundtrip(_UNARY, op.method, op.args, until, handle, sent)
-        return op.decode(call.outcome())
+        call = self._roundtrip(_UNARY, request.method, request.args, until, handle, sent)
+        return request.decode(call.outcome())
 
     def ping(
         self, until: float, handle: Handle | None = None, sent: list[int] | None = None
@@ -273,14 +273,15 @@ class BlockingConnection(ConnectionFacts[Any]):
                 handle.release()
 
     def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items of a stream as they arrive: the first by ``until``, each later one within
         ``item_timeout`` of asking for it. Leaving the loop early cancels the stream on the server.
         """
-        steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
-        return driver.stream_items(steps, self.perform, op.decode_item, self.step)
+        deadlines = ItemDeadlines(until, item_timeout)
+        steps = procedure.stream(self._table, request.method, request.args, deadlines, sent)
+        return driver.stream_items(steps, self.perform, request.decode_item, self.step)
 
     def stream_items(
         self, call: LiveCall, deadlines: ItemDeadlines

@@ -128,6 +128,12 @@ class _Expiry:
         self.future.cancel()
 
 
+def _outcome_dropped(future: asyncio.Future[Any]) -> None:
+    """The outcome of a worker whose caller left, taken so that nobody is told it was lost."""
+    if not future.cancelled():
+        future.exception()
+
+
 class EmulatedConnection:
     def __init__(
         self,
@@ -229,15 +235,15 @@ class EmulatedConnection:
 
     # -- calls ----------------------------------------------------------------------
 
-    async def call(self, op: Request[T], until: float, sent: list[int] | None = None) -> T:
+    async def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T:
         handle = CallHandle()
         if self.strategy == "callback":
             done: AwaitableCallback[T] = AwaitableCallback()
-            submit = functools.partial(self._conn.submit, op, done.callback, handle, until, sent)
+            submit = functools.partial(self._conn.submit, request, done.callback, handle, until, sent)
             return await self._await(
                 self._write_then_wait(submit, done), until, handle.cancel, handle.deadline_passed,
             )
-        work = functools.partial(self._conn.call, op, until, handle, sent)
+        work = functools.partial(self._conn.call, request, until, handle, sent)
         if self._plain_pool is not None:
             return await self._in_executor(self._plain_pool, work, until, handle)
         return await self._await(self._run(work), until, handle.cancel, handle.deadline_passed)
@@ -269,8 +275,9 @@ class EmulatedConnection:
                 if current is None or not current.cancelling():  # the timer's, not the caller's
                     raise handle.deadline_passed() from None
             raise
-        except BaseException:
+        except BaseException:  # closed half-way: nobody awaits the worker's outcome
             handle.cancel()
+            future.add_done_callback(_outcome_dropped)
             raise
         finally:
             if timer is not None:
@@ -313,7 +320,7 @@ class EmulatedConnection:
             raise
 
     async def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         """A worker (a fresh thread with ``"thread"``) writes the request, as for a call;
@@ -327,7 +334,7 @@ class EmulatedConnection:
         def expired() -> DualioError:
             return failures.item_timeout(item_timeout)
 
-        start = functools.partial(self._conn.open_stream, op, news.tell, handle, deadlines, sent)
+        start = functools.partial(self._conn.open_stream, request, news.tell, handle, deadlines, sent)
         call = await self._await(self._run(start), until, handle.cancel, expired)
         conn = self._conn
 
@@ -340,7 +347,7 @@ class EmulatedConnection:
                 conn.perform(effect)
 
         steps = conn.stream_items(call, deadlines)
-        items = async_driver.stream_items(steps, perform, op.decode_item, conn.step)
+        items = async_driver.stream_items(steps, perform, request.decode_item, conn.step)
         try:
             async for item in items:
                 yield item

@@ -56,7 +56,7 @@ class ReaderThreadConnection(BlockingConnection):
         self._poll_slice = PROMPT_CANCEL_SLICE
 
     def submit(
-        self, op: Request[Any], callback: Callback, handle: Handle | None = None,
+        self, request: Request[Any], callback: Callback, handle: Handle | None = None,
         until: float = NO_DEADLINE, sent: list[int] | None = None,
     ) -> LiveCall:
         """Send a request (by ``until``); ``callback`` is called from the reader
@@ -71,16 +71,16 @@ class ReaderThreadConnection(BlockingConnection):
                 return
             assert result is not None
             try:
-                value = op.decode(result)
+                value = request.decode(result)
             except DualioError as exc:
                 callback(error=exc)
             else:
                 callback(result=value)
 
-        return self._open(CallKind.UNARY, op, until, handle, _Completion(complete), sent)
+        return self._open(CallKind.UNARY, request, until, handle, _Completion(complete), sent)
 
     def open_stream(
-        self, op: StreamRequest[Any], on_news: Callable[[], None], handle: Handle | None = None,
+        self, request: StreamRequest[Any], on_news: Callable[[], None], handle: Handle | None = None,
         deadlines: ItemDeadlines | None = None, sent: list[int] | None = None,
     ) -> LiveCall:
         """Send a stream's request (by its first item's deadline) for a consumer that is not a thread
@@ -98,18 +98,19 @@ class ReaderThreadConnection(BlockingConnection):
             return failures.item_timeout(deadlines.item_timeout)
 
         return self._open(
-            CallKind.STREAM, op, deadlines.for_wait(), handle, _Completion(ended, on_news), sent, expired,
+            CallKind.STREAM, request, deadlines.for_wait(), handle, _Completion(ended, on_news), sent,
+            expired,
         )
 
     def _open(
-        self, kind: CallKind, op: Request[Any] | StreamRequest[Any], until: float,
+        self, kind: CallKind, request: Request[Any] | StreamRequest[Any], until: float,
         handle: Handle | None, completion: _Completion, sent: list[int] | None,
         expired: Callable[[], DualioError] = failures.call_timeout,
     ) -> LiveCall:
         if handle is not None and handle.cancelled:
             raise failures.cancelled_before_sent()
         call = self._drive(procedure.open_handed_call(
-            self._table, kind, op.method, op.args, until, sent, completion, expired
+            self._table, kind, request.method, request.args, until, sent, completion, expired
         ), handle)
         self._ensure_reader()
         return call

@@ -155,13 +155,14 @@ class AnyioConnection(ConnectionFacts[_Event]):
     # -- calls --------------------------------------------------------------------
 
     def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
-        steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
-        return async_driver.stream_items(steps, self._perform, op.decode_item)
+        deadlines = ItemDeadlines(until, item_timeout)
+        steps = procedure.stream(self._table, request.method, request.args, deadlines, sent)
+        return async_driver.stream_items(steps, self._perform, request.decode_item)
 
-    async def call(self, op: Request[T], until: float, sent: list[int] | None = None) -> T:
+    async def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T:
         """Send one request and return its decoded answer, by ``until``.
 
         :func:`procedure.roundtrip`, its straight line written out (as in the blocking
@@ -172,7 +173,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         table = self._table
         if table.idle and not self._reading and self._pending_input():
             await self._read_idle(until)
-        call, data = table.start(_UNARY, op.method, op.args)
+        call, data = table.start(_UNARY, request.method, request.args)
         ticket = 0  # its place in the outbox, while it waits there for the writer
         if self._writing:  # _send_request's first case, written out
             self._outbox.append(data)
@@ -181,8 +182,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
             send = procedure.Send(data, until)
             try:
                 await self._send_request(send)
-            except GeneratorExit:  # closed, not driven: the table's part only, as the procedure's
-                table.unsent(call, may_have_left=send.may_have_left)
+            except GeneratorExit:  # closed half-way: a CANCEL, if it may have left, goes with the next write
+                self._queue(table.unsent(call, may_have_left=send.may_have_left))
                 raise
             except BaseException:
                 await self._drive(procedure.unsent(table, call, send.may_have_left))
@@ -201,13 +202,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
                             sent.pop()
                         raise failures.deadline_passed(request_left=False)
                     await self._drive(procedure.answer(table, call, until))
-        except GeneratorExit:
-            table.give_up(call)
+        except GeneratorExit:  # closed half-way: its CANCEL goes with the next write
+            self._queue(procedure.collected(table, call))
             raise
         except BaseException:
             await self._drive(procedure.give_up(table, call))
             raise
-        return op.decode(call.outcome())
+        return request.decode(call.outcome())
 
     async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()

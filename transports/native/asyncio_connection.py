@@ -306,7 +306,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
                 self._arm(when)
         return future
 
-    async def call(self, op: Request[T], until: float, sent: list[int] | None = None) -> T:
+    async def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T:
         """Send one request and return its decoded answer, by ``until``."""
         future = self._call_future(until)
         call: LiveCall | None = None
@@ -317,7 +317,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
                 except DualioTimeout:
                     raise failures.write_timeout() from None
             call, data = self._table.start(
-                _PING_KIND if op is PING_OP else _UNARY, op.method, op.args
+                _PING_KIND if request is PING_OP else _UNARY, request.method, request.args
             )
             call.waiter = future
             self._write(data)
@@ -334,10 +334,10 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         error = call.error  # call.outcome(), without the call
         if error is not None:
             raise error
-        return op.decode(call.result)
+        return request.decode(call.result)
 
     def call_with_callback(
-        self, op: Request[T], until: float, sent: list[int] | None,
+        self, request: Request[T], until: float, sent: list[int] | None,
         ended: Callable[[], object],
     ) -> tuple[asyncio.Future[Any], LiveCall | None]:
         """Begin a unary call without a coroutine, for a caller on another thread (the
@@ -347,12 +347,13 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         coroutine), a task running :meth:`call`, whose result is the decoded answer, and None."""
         loop = self._loop
         if self._paused:
-            task = loop.create_task(self.call(op, until, sent))
+            task = loop.create_task(self.call(request, until, sent))
             task.add_done_callback(lambda _: ended())
             return task, None
         future = self._call_future(until)
         try:
-            call, data = self._table.start(_PING_KIND if op is PING_OP else _UNARY, op.method, op.args)
+            kind = _PING_KIND if request is PING_OP else _UNARY
+            call, data = self._table.start(kind, request.method, request.args)
         except BaseException:
             future.cancel()
             raise
@@ -396,11 +397,12 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
             self._perform_now(effect)
 
     def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None,
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
-        steps = procedure.stream(self._table, op.method, op.args, ItemDeadlines(until, item_timeout), sent)
-        return async_driver.stream_items(steps, self._perform, op.decode_item)
+        deadlines = ItemDeadlines(until, item_timeout)
+        steps = procedure.stream(self._table, request.method, request.args, deadlines, sent)
+        return async_driver.stream_items(steps, self._perform, request.decode_item)
 
     # -- performing the procedure's effects (the unary call above makes the same
     # -- decisions inline: a procedure's steps cost more than its round trip) --------------

@@ -150,9 +150,9 @@ class _Hop(Generic[T]):
 
     __slots__ = ("_conn", "_op", "call", "ended", "error", "future")
 
-    def __init__(self, conn: AsyncioConnection, op: Request[T]) -> None:
+    def __init__(self, conn: AsyncioConnection, request: Request[T]) -> None:
         self._conn = conn
-        self._op = op
+        self._op = request
         self.ended = threading.Lock()
         self.ended.acquire()
         self.future: asyncio.Future[Any] | None = None
@@ -234,9 +234,9 @@ class PortalConnection:
 
     # -- calls ----------------------------------------------------------------
 
-    def call(self, op: Request[T], until: float, *, sent: list[int] | None = None) -> T:
+    def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T:
         self.check_thread()
-        hop = _Hop(self._conn, op)
+        hop = _Hop(self._conn, request)
         if not self._portal.call_soon(hop.run, until, sent):
             self._closed()
         return self._result(hop, until, failures.call_timeout)
@@ -247,14 +247,14 @@ class PortalConnection:
         return time.perf_counter() - started
 
     def stream(
-        self, op: StreamRequest[T], until: float, item_timeout: float | None, *,
+        self, request: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
     ) -> Generator[T, None, None]:
         """Items as they arrive, each pulled through the loop: the first by ``until``, each
         later one within ``item_timeout`` of asking for it. Leaving the loop early cancels
         the stream on the server."""
         self.check_thread()
-        items = self._conn.stream(op, until, item_timeout, sent)
+        items = self._conn.stream(request, until, item_timeout, sent)
         deadlines = ItemDeadlines(until, item_timeout)  # the loop keeps the same ones
         started = False
 

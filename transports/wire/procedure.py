@@ -213,6 +213,13 @@ def await_news(
                 yield due
 
 
+def collected(table: CallTable[W], call: CallState[W]) -> bytes:
+    """A call whose coroutine was closed half-way (collected, with no driver to perform
+    effects): given up in the table; what it sends, for a driver that can queue it
+    without waiting (the next write takes it)."""
+    return table.give_up(call)
+
+
 def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
     """The caller no longer waits for ``call``: the CANCEL to send, and readers held by
     its backlog may read again."""
