@@ -28,9 +28,8 @@ from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_pol
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import failures
-from dualio_transports.wire.deadline import seconds_left
-from dualio_transports.wire.errors import ConnectError, UsageError
+from dualio_transports.wire.deadline import on_clock
+from dualio_transports.wire.errors import UsageError
 
 TransportName = Literal["native", "anyio", "emulated"]
 _TRANSPORTS = ("native", "anyio", "emulated")
@@ -183,47 +182,41 @@ class AsyncClient(AsyncServiceMethods, FromUrl):
     async def _pause(self, seconds: float) -> None:
         await anyio.sleep(seconds)
 
-    async def _reconnect(self, until: float) -> AsyncTransport:
+    def _check_caller(self) -> None:
         if not self._opened:
             raise UsageError("the client is not open: use 'async with AsyncClient(...)'")
         self._life.check_open()
         assert self._loop is not None
         if not self._loop.is_current():
             raise UsageError("this AsyncClient belongs to another event loop (or none is running)")
+
+    async def _lock_reconnect(self, until: float) -> bool:
         lock = self._lock
         if lock is None:
             lock = self._lock = anyio.Lock()
-        try:
-            with anyio.fail_after(seconds_left(until)):
-                await lock.acquire()
-        except TimeoutError:
-            raise failures.call_timeout() from None
-        try:
-            self._life.check_open()
-            conn = self._conn
-            if conn is not None:
-                if self._life.keeps(conn, self.retry):
-                    return conn
-                self._conn = None
-                with anyio.CancelScope(shield=True):
-                    await conn.aclose()
-            fresh: AsyncTransport | None = None
-            with anyio.CancelScope() as connecting:
-                self._connecting = connecting  # aclose() cancels it
-                try:
-                    fresh = await self._connect(self._options.connect_deadline(until))
-                except ConnectError as exc:
-                    self._life.connect_failed(exc)
-                    raise
-                finally:
-                    self._connecting = None
-            if fresh is None:  # cancelled by aclose()
-                raise self._life.closed_meanwhile()
-            if not self._life.connected():
-                with anyio.CancelScope(shield=True):
-                    await fresh.aclose()
-                raise self._life.closed_meanwhile()
-            self._conn = fresh
-            return fresh
-        finally:
-            lock.release()
+        with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as waiting:
+            await lock.acquire()
+        return not waiting.cancelled_caught
+
+    def _unlock_reconnect(self) -> None:
+        assert self._lock is not None
+        self._lock.release()
+
+    def _kept_connection(self) -> AsyncTransport | None:
+        return self._conn
+
+    async def _attempt(self, until: float) -> AsyncTransport:
+        fresh: AsyncTransport | None = None
+        with anyio.CancelScope() as connecting:
+            self._connecting = connecting  # aclose() cancels it
+            try:
+                fresh = await self._connect(until)
+            finally:
+                self._connecting = None
+        if fresh is None:  # cancelled by aclose()
+            raise self._life.closed_meanwhile()
+        return fresh
+
+    async def _discard(self, conn: AsyncTransport) -> None:
+        with anyio.CancelScope(shield=True):
+            await conn.aclose()

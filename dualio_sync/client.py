@@ -25,9 +25,8 @@ from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
-from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import seconds_left
-from dualio_transports.wire.errors import ConnectError, UsageError
+from dualio_transports.wire.errors import UsageError
 
 if TYPE_CHECKING:
     from dualio_transports.portal.connection import PortalConnection
@@ -171,46 +170,41 @@ class Client(ServiceMethods, FromUrl):
         if self.transport == "portal" and conn is not None and self._born == forks.generation:
             cast("PortalConnection", conn).check_thread()
 
-    def _reconnect(self, until: float) -> BlockingTransport:
+    def _check_caller(self) -> None:
         self._check_thread()
+
+    def _lock_reconnect(self, until: float) -> bool:
         left = seconds_left(until)
-        lock = self._own_lock()
-        if not lock.acquire(timeout=-1 if left is None else max(left, 0)):
-            raise failures.call_timeout()
+        return self._own_lock().acquire(timeout=-1 if left is None else max(left, 0))
+
+    def _unlock_reconnect(self) -> None:
+        self._own_lock().release()
+
+    def _kept_connection(self) -> BlockingTransport | None:
+        """The client's connection; in a process forked from the one that made it, none
+        (the parent's socket is let go of, never read, written or shut down here)."""
+        conn = self._conn
+        if conn is not None and self._born != forks.generation:
+            conn.forget()
+            self._conn = conn = None
+            self._life.dropped()
+        if self._born != forks.generation and self.retry is None:
+            raise UsageError(
+                "this Client was made before os.fork() and retry=None forbids a new "
+                "connection: make a new Client in the child"
+            )
+        return conn
+
+    def _attempt(self, until: float) -> BlockingTransport:
+        connecting = self._connecting = Connecting()
         try:
-            self._life.check_open()
-            conn = self._conn
-            if conn is not None and self._born != forks.generation:
-                conn.forget()  # the parent's socket: never read, written or shut down here
-                self._conn = conn = None
-                self._life.dropped()
-            if self._born != forks.generation and self.retry is None:
-                raise UsageError(
-                    "this Client was made before os.fork() and retry=None forbids a new "
-                    "connection: make a new Client in the child"
-                )
-            if conn is not None:
-                if self._life.keeps(conn, self.retry):
-                    return conn
-                self._conn = None
-                conn.close()
-            connecting = self._connecting = Connecting()
-            try:
-                self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
-                conn = self._connect(self._options.connect_deadline(until), connecting)
-            except ConnectError as exc:
-                self._life.connect_failed(exc)
-                raise
-            finally:
-                self._connecting = None
-            self._conn = conn  # before asking: close() closes it, or connected() sees the close
-            if not self._life.connected():
-                self._conn = None
-                conn.close()
-                raise self._life.closed_meanwhile()
-            return conn
+            self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
+            return self._connect(until, connecting)
         finally:
-            lock.release()
+            self._connecting = None
+
+    def _discard(self, conn: BlockingTransport) -> None:
+        conn.close()
 
     def _connect(
         self, until: float, connecting: Connecting | None = None

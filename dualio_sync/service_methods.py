@@ -14,6 +14,7 @@ from typing import TypeVar
 from dualio_transports.dualio_protocol import methods
 from dualio_transports.dualio_protocol.methods import ServerStats
 from dualio_transports.interface import BlockingTransport
+from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import (
     CallFinished,
     CallStarted,
@@ -23,10 +24,17 @@ from dualio_transports.policy.events import (
     log,
     notify,
 )
+from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.wire.deadline import deadline, passed
-from dualio_transports.wire.errors import CallCancelled, ConnectionLost, DualioError, StreamInterrupted
+from dualio_transports.wire.errors import (
+    CallCancelled,
+    ConnectError,
+    ConnectionLost,
+    DualioError,
+    StreamInterrupted,
+)
 from dualio_transports.wire.failures import call_timeout
 from dualio_transports.wire.request import Request, StreamRequest
 
@@ -58,7 +66,8 @@ def _stopped(method: str, exc: BaseException) -> DualioError:
 
 
 class ServiceMethods:
-    """Every service method; the face supplies the live transport, the pause between
+    """Every service method, and (re)connecting; the face supplies its connection's
+    primitives (its lock, a connect its close can stop, closing), the pause between
     tries, and its settings."""
 
     timeout: float | None
@@ -66,13 +75,63 @@ class ServiceMethods:
     on_request: RequestCallback | None
     on_response: ResponseCallback | None
     _call_numbers: itertools.count[int]  # the hooks' call numbers, from 1
+    _conn: BlockingTransport | None
+    _life: Lifecycle
+    _options: ConnectOptions
 
     def _ready_transport(self) -> BlockingTransport | None:
         """The open transport when it is usable as it is (the common case), else None."""
         raise NotImplementedError
 
     def _reconnect(self, until: float) -> BlockingTransport:
-        """An open transport, (re)connecting first if need be, by ``until`` at the latest."""
+        """An open transport, (re)connecting first if need be, by ``until`` at the latest.
+        One caller connects at a time; the others wait for it and use what it made."""
+        self._check_caller()
+        if not self._lock_reconnect(until):
+            raise call_timeout()
+        try:
+            self._life.check_open()
+            conn = self._kept_connection()
+            if conn is not None:
+                if self._life.keeps(conn, self.retry):
+                    return conn
+                self._conn = None
+                self._discard(conn)
+            try:
+                conn = self._attempt(self._options.connect_deadline(until))
+            except ConnectError as exc:
+                self._life.connect_failed(exc)
+                raise
+            self._conn = conn  # before asking: close() closes it, or connected() sees the close
+            if not self._life.connected():
+                self._conn = None
+                self._discard(conn)
+                raise self._life.closed_meanwhile()
+            return conn
+        finally:
+            self._unlock_reconnect()
+
+    def _check_caller(self) -> None:
+        """UsageError when this caller may not use the client at all."""
+        raise NotImplementedError
+
+    def _lock_reconnect(self, until: float) -> bool:
+        """Take the reconnect lock by ``until``; False when that passed first."""
+        raise NotImplementedError
+
+    def _unlock_reconnect(self) -> None:
+        raise NotImplementedError
+
+    def _kept_connection(self) -> BlockingTransport | None:
+        """The connection a reconnect starts from (None: there is none to keep)."""
+        raise NotImplementedError
+
+    def _attempt(self, until: float) -> BlockingTransport:
+        """One connect by ``until``, which the client's close stops."""
+        raise NotImplementedError
+
+    def _discard(self, conn: BlockingTransport) -> None:
+        """Close a connection that is no longer the client's, whatever happens to the caller."""
         raise NotImplementedError
 
     def _pause(self, seconds: float) -> None:
