@@ -39,7 +39,7 @@ from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
 from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.protocol import CallKind
-from dualio_transports.wire.request import Request, StreamRequest
+from dualio_transports.wire.request import PING, Request, StreamRequest
 from dualio_transports.wire.timing import CLOSE_GRACE, keepalive_timer
 
 T = TypeVar("T")
@@ -61,12 +61,6 @@ def _read_buffer(loop: asyncio.AbstractEventLoop) -> memoryview:
     return view
 
 
-def _pong(payload: bytes) -> None:
-    return None
-
-
-PING_OP = Request("ping", b"", _pong)
-"""``call`` sends this one as a PING."""
 
 
 def _wake(call: LiveCall) -> None:
@@ -316,14 +310,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
                     await self._wait_drained(future)
                 except DualioTimeout:
                     raise failures.write_timeout() from None
-            call, data = self._table.start(
-                _PING_KIND if request is PING_OP else _UNARY, request.method, request.args
-            )
-            call.waiter = future
-            self._write(data)
-            del data  # the request can be large: not kept while the answer is awaited
-            if sent is not None:
-                sent.append(call.id)
+            call = self._send_call(request, future, sent)
             await future
         except BaseException:
             if call is not None:
@@ -352,17 +339,25 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
             return task, None
         future = self._call_future(until)
         try:
-            kind = _PING_KIND if request is PING_OP else _UNARY
-            call, data = self._table.start(kind, request.method, request.args)
+            call = self._send_call(request, future, sent)
         except BaseException:
             future.cancel()
             raise
+        future.add_done_callback(partial(self._started_call_ended, call, ended))
+        return future, call
+
+    def _send_call(
+        self, request: Request[Any], future: asyncio.Future[None], sent: list[int] | None,
+    ) -> LiveCall:
+        """Start a call that ``future`` waits for, and write its request whole: at once, or
+        with what the loop pass writes (the one step both ways of calling share)."""
+        kind = _PING_KIND if request is PING else _UNARY
+        call, data = self._table.start(kind, request.method, request.args)
         call.waiter = future
         self._write(data)
         if sent is not None:
             sent.append(call.id)
-        future.add_done_callback(partial(self._started_call_ended, call, ended))
-        return future, call
+        return call
 
     def _started_call_ended(
         self, call: LiveCall, ended: Callable[[], object], future: asyncio.Future[None]
@@ -372,7 +367,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         ended()
 
     def abandon(self, future: asyncio.Future[Any], call: LiveCall | None) -> None:
-        """Give up a call begun with :meth:`start` whose caller no longer waits, unless it has ended."""
+        """Give up a call begun with :meth:`call_with_callback` whose caller no longer waits,
+        unless it has ended."""
         if not future.done():
             if call is not None:
                 self._give_up(call)
@@ -380,7 +376,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
 
     async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        await self.call(PING_OP, until, sent)
+        await self.call(PING, until, sent)
         return time.perf_counter() - started
 
     async def _wait_drained(self, future: asyncio.Future[None]) -> None:

@@ -35,14 +35,14 @@ from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from dualio_transports import forks
 from dualio_transports.blocking.dialing import Connecting
-from dualio_transports.native.asyncio_connection import PING_OP, AsyncioConnection, LiveCall
+from dualio_transports.native.asyncio_connection import AsyncioConnection, LiveCall
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.portal import loop_thread
 from dualio_transports.portal.loop_thread import Handoff, LoopThread, Waitable
 from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import ItemDeadlines
 from dualio_transports.wire.errors import DualioError, UsageError
-from dualio_transports.wire.request import Request, StreamRequest
+from dualio_transports.wire.request import PING, Request, StreamRequest
 from dualio_transports.wire.timing import backstop_wait
 
 T = TypeVar("T")
@@ -243,7 +243,7 @@ class PortalConnection:
 
     def ping(self, until: float, *, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        self.call(PING_OP, until, sent=sent)
+        self.call(PING, until, sent=sent)
         return time.perf_counter() - started
 
     def stream(

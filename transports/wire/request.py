@@ -29,3 +29,11 @@ class StreamRequest(NamedTuple, Generic[T]):
     method: str
     args: bytes
     decode_item: Callable[[bytes], T]
+
+
+def _pong(payload: bytes) -> None:
+    return None
+
+
+PING: Request[None] = Request("ping", b"", _pong)
+"""The request a transport sends as its protocol's keepalive probe, for ``ping()``."""
