@@ -90,6 +90,14 @@ async def test_a_call_past_its_timeout_raises_and_leaves_the_client_usable(clien
     assert 0 < await client.ping(timeout=5) < PROMPT
 
 
+async def test_no_timeout_stays_unbounded_on_every_path(client: Face) -> None:
+    """``timeout=None`` adds no deadline of a transport's own anywhere (the portal's
+    backstop and the emulation's wait on its worker included): a call longer than the
+    portal's backstop returns, and so does a stream whose items are as slow."""
+    assert await client.sleep(0.4, timeout=None) is None
+    assert await client.words(2, 0.3, timeout=None) == [word_at(0), word_at(1)]
+
+
 async def test_a_timed_out_call_is_cancelled_on_the_wire(transport: Transport, scripted: Scripted) -> None:
     """The peer never answers the first call: it times out, says CANCEL, and keeps its id open;
     the next call gets another id and its own answer."""
