@@ -65,3 +65,13 @@ def test_an_interrupt_tears_only_a_cut_frame() -> None:
     write.sent(1)
     failure = write.interrupted("interrupted")
     assert isinstance(failure, ConnectionLost) and "interrupted in the middle" in str(failure)
+
+
+def test_a_buffer_that_did_not_shrink_between_two_looks_is_a_stalled_write() -> None:
+    """The rule of a transport that writes into a buffer of its own (asyncio's)."""
+    from dualio_transports.wire.frame_write import buffer_stalled
+
+    assert buffer_stalled(1000, 999) is None  # the peer took a byte: not stalled
+    stalled = buffer_stalled(1000, 1000)
+    assert isinstance(stalled, ConnectionLost) and "no progress" in str(stalled)
+    assert buffer_stalled(1000, 5000) is not None  # grew, nothing taken

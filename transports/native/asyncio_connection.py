@@ -38,6 +38,7 @@ from dualio_transports.wire.call_table import CallState, CallTable
 from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
 from dualio_transports.wire.errors import DualioError, DualioTimeout
+from dualio_transports.wire.frame_write import buffer_stalled
 from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import PING, Request, StreamRequest
 from dualio_transports.wire.timing import CLOSE_GRACE, keepalive_timer
@@ -201,10 +202,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         return self._transport.get_write_buffer_size() if self._transport is not None else 0
 
     def _watch_stall(self, buffered: int) -> None:
-        """While writing is paused, look every ``WRITE_STALL_LIMIT``: a buffer that did not
-        shrink meanwhile means the peer is not reading, and the connection fails as a
-        stalled write does on every transport (:func:`failures.write_stalled`), whatever
-        the calls' own timeouts."""
+        """While writing is paused, look every ``WRITE_STALL_LIMIT`` whether the buffer
+        stalled (:func:`frame_write.buffer_stalled`), whatever the calls' own timeouts."""
         self._stall_check = self._loop.call_later(timing.WRITE_STALL_LIMIT, self._check_stall, buffered)
 
     def _check_stall(self, before: int) -> None:
@@ -212,10 +211,11 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         if not self._paused or self._table.failure is not None:
             return
         now = self._buffered()
-        if now < before:
+        stalled = buffer_stalled(before, now)
+        if stalled is None:
             self._watch_stall(now)
             return
-        self._perform_now(procedure.Teardown(self._table.fail(failures.write_stalled())))
+        self._perform_now(procedure.Teardown(self._table.fail(stalled)))
 
     def _resume(self) -> None:
         """Wake a caller waiting for the socket to drain (or for the news that it never will)."""

@@ -85,3 +85,11 @@ class FrameWrite:
         if self.cut or (may_have_begun and not self.finished):
             return failures.torn_write(why)
         return None
+
+
+def buffer_stalled(before: int, now: int) -> ConnectionLost | None:
+    """The stall rule for a transport whose writes go into a buffer of its own (asyncio's),
+    looked at every ``WRITE_STALL_LIMIT`` while writing is paused: a buffer that did not
+    shrink since the last look (``before`` bytes, ``now`` bytes) means the peer is not
+    reading, and the connection fails as a stalled write does on every transport."""
+    return failures.write_stalled() if now >= before else None
