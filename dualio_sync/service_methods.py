@@ -296,7 +296,8 @@ class ServiceMethods:
                         yield item
                     return
                 except DualioError as exc:
-                    if not delivered and not sent and self.retry is not None and may_retry(exc, True):
+                    # its request never left (a ConnectionLost may have been a write cut short)
+                    if not delivered and not sent and self.retry is not None and may_retry(exc, False):
                         try:
                             series = series or self.retry.series(until)
                             wait = series.next_delay(exc)

@@ -376,3 +376,18 @@ def test_give_up_of_a_finished_call_asks_for_nothing() -> None:
     call, _ = table.start(CallKind.UNARY, "echo", b"")
     answer(table, FrameKind.RESPONSE, call.id)
     assert list(procedure.give_up(table, call)) == []
+
+
+def test_an_answer_closed_half_way_owes_its_cancel_to_the_driver() -> None:
+    """A call's coroutine closed while the procedure waits for its answer: the call is
+    given up in the table, and its CANCEL is kept for a driver that can queue it without
+    waiting (procedure.collected), not dropped."""
+    table = open_table()
+    call, _ = table.start(CallKind.UNARY, "echo", b"")
+    steps = procedure.answer(table, call, time.monotonic() + 60)
+    assert type(step(steps)) is Await
+    steps.close()
+    assert call.done and call.abandoned
+    owed = procedure.collected(table, call)
+    assert kinds(owed) == [FrameKind.CANCEL]
+    assert table.take_owed() == b""  # taken once

@@ -6,6 +6,7 @@ What every transport must do (saying goodbye on close, every method on uvloop,
 
 from __future__ import annotations
 
+import functools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -352,3 +353,30 @@ async def test_a_pooled_call_on_a_shut_down_executor_is_a_usage_error(server: Se
         executor.shutdown()
         with anyio.fail_after(5), pytest.raises(UsageError, match="shut down"):
             await client.echo(b"after")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_request_queued_behind_a_stuck_writer_is_taken_back_at_its_deadline_after_any_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The anyio transport: a request that joined the batch of a writer the peer holds up
+    is still in the outbox when its deadline passes, even when its first wait ended
+    earlier (a keepalive check, here every 50 ms): it is taken back, never sent, and the
+    call times out writing it, as on every transport."""
+    from dualio_transports.wire.call_table import CallTable
+
+    def early(self: CallTable[object], until: float) -> float:
+        return min(until, time.monotonic() + 0.05)
+
+    with ScriptedPeer(stall()) as peer:
+        async with AsyncClient(*peer.address, transport="anyio", keepalive=None, retry=None) as client:
+            monkeypatch.setattr(CallTable, "wait_until", early)
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(functools.partial(client.echo, bytes(15 << 20), timeout=5.0))
+                    await anyio.sleep(0.3)  # the big request fills the socket
+                    with pytest.raises(DualioTimeout, match="timed out writing the request") as caught:
+                        await client.echo(b"queued", timeout=0.4)
+                    tasks.cancel_scope.cancel()
+    assert caught.value.request_id is None

@@ -79,6 +79,9 @@ class LineProtocol:
         if line.startswith(b">"):
             key, _, payload = line[1:].partition(b" ")
             return (PUSH if payload else END, int(key), payload)
+        if line.startswith(b"="):  # a reply that names its call
+            key, _, payload = line[1:].partition(b" ")
+            return (REPLY, int(key), payload)
         if line[:1] in (b"+", b"-"):
             return (REPLY if line[:1] == b"+" else FAILED, IN_ORDER, line[1:])
         raise ProtocolError(f"a line of no known kind: {line!r}")
@@ -200,3 +203,10 @@ def test_a_message_of_the_wrong_kind_for_its_call_fails_the_connection() -> None
     call = start(table, "GET", b"a")
     failure = table.receive(f">{call.id} pushed\n".encode())
     assert isinstance(failure, ProtocolError) and "push line" in str(failure)
+
+
+def test_a_reply_that_names_its_call_takes_that_call_out_of_the_order() -> None:
+    table = opened()
+    named, next_in_order = start(table, "GET", b"a"), start(table, "GET", b"b")
+    assert table.receive(f"={named.id} by-key\n+in-order\n".encode()) is None
+    assert named.outcome() == b"by-key" and next_in_order.outcome() == b"in-order"

@@ -16,6 +16,7 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
+import functools
 import math
 import socket
 import ssl
@@ -34,8 +35,8 @@ from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import failures, procedure
 from dualio_transports.wire.call_table import CallState, CallTable
 from dualio_transports.wire.connection_facts import ConnectionFacts
-from dualio_transports.wire.deadline import ItemDeadlines, on_clock, passed, seconds_left
-from dualio_transports.wire.errors import DualioError
+from dualio_transports.wire.deadline import ItemDeadlines, on_clock, seconds_left
+from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.frame_write import FrameWrite
 from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request, StreamRequest
@@ -196,12 +197,10 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if not call.done:
                 await self._await_news(call, table.wait_until(until), False)
                 if not call.done:
-                    if ticket and passed(until) and self._take_back(ticket):
-                        await self._drive(procedure.unsent(table, call, False))
-                        if sent:
-                            sent.pop()
-                        raise failures.deadline_passed(request_left=False)
-                    await self._drive(procedure.answer(table, call, until))
+                    expired = failures.call_timeout
+                    if ticket:
+                        expired = functools.partial(self._deadline_while_queued, call, ticket, sent)
+                    await self._drive(procedure.answer(table, call, until, expired))
         except GeneratorExit:  # closed half-way: its CANCEL goes with the next write
             self._queue(procedure.collected(table, call))
             raise
@@ -213,7 +212,11 @@ class AnyioConnection(ConnectionFacts[_Event]):
     async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
         steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", until, sent)
-        (await self._drive(steps)).outcome()
+        try:
+            (await self._drive(steps)).outcome()
+        except GeneratorExit:  # closed half-way: what the procedure owes goes with the next write
+            self._queue(self._table.take_owed())
+            raise
         return time.perf_counter() - started
 
     # -- performing the procedure's effects ---------------------------------------------
@@ -251,7 +254,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if waiting is not None:  # still queued: take it back, it never left
                 self._outbox[waiting] = b""
             send.may_have_left = waiting is None
-            if self._outbox and self._table.failure is None:
+            if any(self._outbox) and self._table.failure is None:  # a taken-back frame stays as b""
                 await self._send_left()
             raise
 
@@ -277,6 +280,17 @@ class AnyioConnection(ConnectionFacts[_Event]):
                 await self._write(data, until)
             except DualioError:
                 pass  # a CANCEL is only advice; the caller's own outcome stands
+
+    def _deadline_while_queued(self, call: LiveCall, ticket: int, sent: list[int] | None) -> DualioTimeout:
+        """What a call's deadline means when its request joined a writer's batch: if the
+        request is still in the outbox it is taken back, never sent (its key is free at
+        once), and the call timed out writing it; else it left, and the call timed out."""
+        if not self._take_back(ticket):
+            return failures.call_timeout()
+        self._table.unsent(call, may_have_left=False)
+        if sent:
+            sent.pop()
+        return failures.deadline_passed(request_left=False)
 
     def _take_back(self, ticket: int) -> bool:
         """Take the frame queued with ``ticket`` out of the outbox, if no writer has taken

@@ -54,6 +54,9 @@ STREAM_BACKLOG = 256 * 1024
 """Bytes of stream items a connection buffers for one slow consumer before the
 transport should stop reading (each item counts at least ``ITEM_COST``)."""
 ITEM_COST = 64
+OWED_LIMIT = 64 * 1024
+"""Bytes of CANCELs owed by procedures closed half-way that a connection keeps for a
+driver to send (beyond it they are dropped: a CANCEL is only advice)."""
 IDLE_CHECK_AFTER = 0.001
 """A connection that heard from the server this recently is not checked before a call
 (a caller calling again at once pays no system call): a server that closed it within
@@ -138,8 +141,8 @@ class CallTable(Generic[W]):
     """
 
     __slots__ = (
-        "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_ordered", "_probe",
-        "_probe_sent", "_wake", "backlogged", "closing", "dropped", "failure", "handshake",
+        "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_ordered", "_owed",
+        "_probe", "_probe_sent", "_wake", "backlogged", "closing", "dropped", "failure", "handshake",
         "keepalive", "last_heard", "live", "protocol",
     )
 
@@ -158,6 +161,7 @@ class CallTable(Generic[W]):
         """With answers in order: the keys of the calls answered in order that wait for their
         final answer, oldest first."""
         self._ordered = protocol.ordered_kinds
+        self._owed = b""  # what procedures closed half-way could not send (see owe)
         self.keepalive = keepalive
         self.last_heard = time.monotonic()  # when bytes last arrived
         self._probe: CallState[W] | None = None  # the keepalive PING in flight
@@ -245,6 +249,16 @@ class CallTable(Generic[W]):
             rid = rid + 1 if rid < most else 1
         self._next_id = rid + 1 if rid < most else 1
         return rid
+
+    def owe(self, data: bytes) -> None:
+        """Keep what a procedure closed half-way would have sent (a CANCEL) for a driver
+        that can send it later (:meth:`take_owed`); bounded by the calls given up so."""
+        if data and self.failure is None and not self.closing and len(self._owed) < OWED_LIMIT:
+            self._owed += data
+
+    def take_owed(self) -> bytes:
+        owed, self._owed = self._owed, b""
+        return owed
 
     def release(self, state: CallState[W]) -> None:
         """Forget a call whose request bytes were never written: its key is free at once."""
@@ -359,6 +373,8 @@ class CallTable(Generic[W]):
             del calls[rid]
             if ordered:
                 self._order.popleft()  # type: ignore[union-attr]  # it named the oldest
+            elif self._order is not None and state.kind in self._ordered:
+                self._order.remove(rid)  # answered by key though in the order: it leaves it too
             if state.abandoned:
                 self.dropped += 1
                 continue

@@ -108,7 +108,8 @@ class Left(Exception):
     """Thrown into a stream's procedure when its consumer leaves the loop early: the
     stream is given up and the procedure ends. (``GeneratorExit`` itself means the
     procedure is being closed with no driver to perform effects, when it is collected
-    half-way: the call is given up, and nothing is sent.)"""
+    half-way: the call is given up in the table, and what that would send is owed
+    (:meth:`CallTable.owe`), for a driver that can queue it without waiting.)"""
 
 Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
 
@@ -152,7 +153,7 @@ def open_call(
     try:
         yield send
     except GeneratorExit:
-        table.unsent(call, may_have_left=send.may_have_left)
+        table.owe(table.unsent(call, may_have_left=send.may_have_left))
         raise
     except BaseException:
         yield from unsent(table, call, send.may_have_left)
@@ -181,7 +182,7 @@ def open_handed_call(
     try:
         yield Started(call)
     except GeneratorExit:
-        table.give_up(call)
+        table.owe(table.give_up(call))
         raise
     except BaseException:
         yield from give_up(table, call)
@@ -215,9 +216,9 @@ def await_news(
 
 def collected(table: CallTable[W], call: CallState[W]) -> bytes:
     """A call whose coroutine was closed half-way (collected, with no driver to perform
-    effects): given up in the table; what it sends, for a driver that can queue it
-    without waiting (the next write takes it)."""
-    return table.give_up(call)
+    effects): given up in the table; what it sends (and whatever a procedure closed with
+    it owes), for a driver that can queue it without waiting (the next write takes it)."""
+    return table.give_up(call) + table.take_owed()
 
 
 def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
@@ -243,13 +244,17 @@ def roundtrip(
     return (yield from answer(table, call, until))
 
 
-def answer(table: CallTable[W], call: CallState[W], until: float) -> Generator[Effect, None, CallState[W]]:
-    """Wait for the final frame of a call whose request left, by ``until``; a wait that
-    fails (a timeout, a cancel, an interrupt) gives the call up. Returns the call."""
+def answer(
+    table: CallTable[W], call: CallState[W], until: float,
+    expired: Callable[[], DualioTimeout] = failures.call_timeout,
+) -> Generator[Effect, None, CallState[W]]:
+    """Wait for the final frame of a call whose request left (or is queued to leave), by
+    ``until``, which raises ``expired()``; a wait that fails (a timeout, a cancel, an
+    interrupt) gives the call up. Returns the call."""
     try:
-        yield from await_news(table, call, until, False, failures.call_timeout)
+        yield from await_news(table, call, until, False, expired)
     except GeneratorExit:
-        table.give_up(call)
+        table.owe(table.give_up(call))
         raise
     except BaseException:
         yield from give_up(table, call)
@@ -292,7 +297,7 @@ def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> 
     except Left:
         pass
     except GeneratorExit:
-        table.give_up(call)
+        table.owe(table.give_up(call))
         raise
     except BaseException:
         yield from give_up(table, call)
