@@ -1,0 +1,320 @@
+"""The Redis protocol (RESP3) on the core: the call table driven by RedisProtocol, as
+tests/test_wire_interface.py drives it with a toy protocol answered in order."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dualio_transports.redis_protocol.client_protocol import MessageKind, RedisProtocol
+from dualio_transports.redis_protocol.errors import RedisError
+from dualio_transports.redis_protocol.resp import encode_command, parse
+from dualio_transports.wire import procedure
+from dualio_transports.wire.call_table import CallState, CallTable, Next
+from dualio_transports.wire.errors import (
+    AuthenticationError,
+    ConnectError,
+    ConnectionLost,
+    ProtocolError,
+    RemoteError,
+    UsageError,
+    VersionMismatch,
+)
+from dualio_transports.wire.protocol import CallKind
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def hello_map(proto: int = 3) -> bytes:
+    """A HELLO reply as Redis 7 writes it."""
+    return (
+        b"%%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.2.4\r\n"
+        b"$5\r\nproto\r\n:%d\r\n$2\r\nid\r\n:5\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n"
+        b"$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n" % proto
+    )
+
+
+def opened(protocol: RedisProtocol | None = None) -> CallTable[None]:
+    table: CallTable[None] = CallTable(protocol or RedisProtocol())
+    assert table.hello() == b"*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"
+    assert table.receive(hello_map()) is None
+    assert table.handshake.done and table.protocol.is_open
+    return table
+
+
+def start(table: CallTable[None], *command: str | bytes | int) -> CallState[None]:
+    args = encode_command(*command)
+    call, data = table.start(CallKind.UNARY, str(command[0]), args)
+    assert data == args
+    return call
+
+
+def subscribe(table: CallTable[None], method: str, *names: str) -> CallState[None]:
+    call, data = table.start(CallKind.STREAM, method, encode_command(method, *names))
+    assert parse(data) == [method.encode(), *(name.encode() for name in names)]
+    return call
+
+
+def push(*parts: bytes) -> bytes:
+    return b">%d\r\n" % len(parts) + b"".join(b"$%d\r\n%b\r\n" % (len(p), p) for p in parts)
+
+
+def confirm(kind: bytes, name: bytes, count: int) -> bytes:
+    return b">3\r\n$%d\r\n%b\r\n$%d\r\n%b\r\n:%d\r\n" % (len(kind), kind, len(name), name, count)
+
+
+# -- the handshake ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("options", "command"), [
+    ({}, ["HELLO", "3"]),
+    ({"password": "s3cret"}, ["HELLO", "3", "AUTH", "default", "s3cret"]),
+    ({"username": "app", "password": "pw"}, ["HELLO", "3", "AUTH", "app", "pw"]),
+    ({"client_name": "worker-1"}, ["HELLO", "3", "SETNAME", "worker-1"]),
+    ({"username": "u", "password": "p", "client_name": "n"},
+     ["HELLO", "3", "AUTH", "u", "p", "SETNAME", "n"]),
+])
+def test_the_handshake_is_hello_3_with_auth_and_setname(options: dict[str, str], command: list[str]) -> None:
+    table: CallTable[None] = CallTable(RedisProtocol(**options))  # type: ignore[arg-type]
+    assert table.hello() == encode_command(*command)
+    assert table.receive(hello_map()) is None
+    assert table.handshake.done and table.protocol.is_open
+    table.handshake_outcome()
+
+
+def test_a_database_is_selected_in_the_same_write_and_its_ok_ends_the_handshake() -> None:
+    table: CallTable[None] = CallTable(RedisProtocol(password="pw", db=2))
+    hello = table.hello()
+    assert hello == encode_command("HELLO", "3", "AUTH", "default", "pw") + encode_command("SELECT", "2")
+    assert table.receive(hello_map()) is None
+    assert not table.handshake.done and not table.protocol.is_open
+    assert table.receive(b"+O") is None
+    assert table.receive(b"K\r\n") is None
+    assert table.handshake.done and table.protocol.is_open
+    call = start(table, "GET", "k")
+    assert table.receive(b"$1\r\nv\r\n") is None
+    assert parse(call.outcome()) == b"v"
+
+
+@pytest.mark.parametrize(("options", "replies", "error", "text"), [
+    ({"password": "x"}, b"-WRONGPASS invalid username-password pair or user is disabled.\r\n",
+     AuthenticationError, "WRONGPASS"),
+    ({}, b"-NOAUTH HELLO must be called with the client already authenticated\r\n",
+     AuthenticationError, "NOAUTH"),
+    ({}, b"-ERR unknown command 'HELLO', with args beginning with: '3' \r\n", VersionMismatch, "RESP3"),
+    ({}, b"-NOPROTO unsupported protocol version\r\n", VersionMismatch, "Redis 6 or newer"),
+    ({}, hello_map(proto=2), VersionMismatch, "protocol 2"),
+    ({}, b"+OK\r\n", ProtocolError, "not a map"),
+    ({"db": 99}, hello_map() + b"-ERR DB index is out of range\r\n", ConnectError, "refused SELECT"),
+    ({"db": 1}, hello_map() + b":1\r\n", ProtocolError, "answered SELECT with 1"),
+])
+def test_a_refused_handshake_fails_the_connection(
+    options: dict[str, object], replies: bytes, error: type[Exception], text: str
+) -> None:
+    table: CallTable[None] = CallTable(RedisProtocol(**options))  # type: ignore[arg-type]
+    table.hello()
+    failure = table.receive(replies)
+    assert type(failure) is error and text in str(failure)
+    with pytest.raises(ConnectError, match=text):  # a ProtocolError too, as a ConnectError
+        table.handshake_outcome()
+
+
+def test_a_username_needs_a_password_and_a_database_is_not_negative() -> None:
+    with pytest.raises(ValueError, match="password"):
+        RedisProtocol(username="u")
+    with pytest.raises(ValueError, match="db"):
+        RedisProtocol(db=-1)
+
+
+# -- commands ----------------------------------------------------------------------------
+
+def test_replies_reach_concurrent_commands_in_the_order_they_were_written() -> None:
+    table = opened()
+    put, get, missing, count = (
+        start(table, "SET", "k", "v"), start(table, "GET", "k"), start(table, "GET", "nope"),
+        start(table, "INCR", "n"),
+    )
+    assert table.receive(b"+OK\r\n$1\r\nv\r\n_\r") is None
+    assert put.outcome() == b"+OK\r\n" and get.outcome() == b"$1\r\nv\r\n" and not missing.done
+    assert table.receive(b"\n:7\r\n") is None
+    assert parse(missing.outcome()) is None and parse(count.outcome()) == 7
+    assert table.in_flight == 0
+
+
+def test_an_error_reply_fails_its_own_command_only() -> None:
+    table = opened()
+    first, wrong, last = start(table, "GET", "a"), start(table, "LPUSH", "a", "x"), start(table, "GET", "b")
+    replies = b"$1\r\n1\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n$1\r\n2\r\n"
+    assert table.receive(replies) is None
+    assert first.outcome() == b"$1\r\n1\r\n" and last.outcome() == b"$1\r\n2\r\n"
+    with pytest.raises(RedisError) as caught:
+        wrong.outcome()
+    assert isinstance(caught.value, RemoteError)
+    assert caught.value.prefix == "WRONGTYPE" and caught.value.message.startswith("Operation against")
+    assert not caught.value.retryable
+    assert table.failure is None
+
+
+def test_a_bulk_error_reply_and_a_retryable_one() -> None:
+    table = opened()
+    syntax, busy = start(table, "EVAL", "x", 0), start(table, "EVAL", "y", 0)
+    assert table.receive(b"!21\r\nSYNTAX invalid syntax\r\n-BUSY Redis is busy running a script\r\n") is None
+    with pytest.raises(RedisError, match="SYNTAX invalid syntax"):
+        syntax.outcome()
+    with pytest.raises(RedisError) as caught:
+        busy.outcome()
+    assert caught.value.prefix == "BUSY" and caught.value.retryable
+
+
+def test_a_given_up_commands_reply_is_read_and_dropped_and_nothing_is_sent() -> None:
+    table = opened()
+    left, kept = start(table, "GET", "slow"), start(table, "GET", "next")
+    assert list(procedure.give_up(table, left)) == []
+    assert left.abandoned and table.in_flight == 2
+    assert table.receive(b"$4\r\nlate\r\n$4\r\nmine\r\n") is None
+    assert kept.outcome() == b"$4\r\nmine\r\n"
+    assert table.dropped == 1 and table.in_flight == 0
+
+
+@pytest.mark.parametrize("command", [
+    ("BLPOP", "q", 0), ("BRPOP", "q", 0), ("BLMOVE", "a", "b", "LEFT", "RIGHT", 0),
+    ("BRPOPLPUSH", "a", "b", 0),
+    ("BZPOPMIN", "z", 0), ("BZPOPMAX", "z", 0), ("BLMPOP", 0, 1, "q", "LEFT"), ("BZMPOP", 0, 1, "z", "MIN"),
+    ("XREAD", "COUNT", 1, "BLOCK", 0, "STREAMS", "s", "$"),
+    ("XREADGROUP", "GROUP", "g", "c", "BLOCK", 0, "STREAMS", "s", ">"),
+    ("WAIT", 1, 0), ("WAITAOF", 1, 0, 0), ("blpop", "q", 0),
+])
+def test_a_command_the_server_holds_cannot_be_given_up_without_the_connection(
+    command: tuple[str | int, ...],
+) -> None:
+    table = opened()
+    held, behind = start(table, *command), start(table, "GET", "x")  # type: ignore[arg-type]
+    assert list(procedure.give_up(table, held)) == []
+    assert isinstance(table.failure, ConnectionLost) and "held it" in str(table.failure)
+    with pytest.raises(ConnectionLost):
+        behind.outcome()
+
+
+@pytest.mark.parametrize("command", [
+    ("XREAD", "COUNT", 1, "STREAMS", "BLOCK", "0"),  # a stream named BLOCK
+    ("XREADGROUP", "GROUP", "BLOCK", "BLOCK", "STREAMS", "s", ">"),  # a group and a consumer named BLOCK
+    ("GET", "BLOCK"),
+])
+def test_the_same_commands_without_block_are_given_up_as_any(command: tuple[str | int, ...]) -> None:
+    table = opened()
+    call = start(table, *command)  # type: ignore[arg-type]
+    assert list(procedure.give_up(table, call)) == []
+    assert table.failure is None and call.abandoned
+
+
+def test_a_reply_nobody_asked_for_fails_the_connection() -> None:
+    table = opened()
+    failure = table.receive(b"+OK\r\n")
+    assert isinstance(failure, ProtocolError) and "reply nobody asked for" in str(failure)
+
+
+def test_garbage_fails_the_connection() -> None:
+    table = opened()
+    call = start(table, "GET", "a")
+    assert isinstance(table.receive(b"@what\r\n"), ProtocolError)
+    with pytest.raises(ProtocolError, match="unknown RESP3 type"):
+        call.outcome()
+
+
+def test_the_keepalive_probe_is_ping_answered_in_order() -> None:
+    table = opened()
+    table.keepalive = 0.001
+    busy = start(table, "GET", "a")
+    table.last_heard -= 1
+    assert table.keepalive_due() == b"*1\r\n$4\r\nPING\r\n"
+    assert table.receive(b"$1\r\na\r\n+PONG\r\n") is None
+    assert busy.outcome() == b"$1\r\na\r\n" and table.in_flight == 0
+
+
+def test_goodbye_says_nothing() -> None:
+    table = opened()
+    assert table.close() == b"" and not table.protocol.is_open
+    assert table.protocol.goodbye() == b""
+
+
+# -- subscriptions -----------------------------------------------------------------------
+
+def test_pushes_feed_their_subscription_between_replies_and_unsubscribing_ends_it() -> None:
+    table = opened()
+    news = subscribe(table, "SUBSCRIBE", "news", "sport")
+    get = start(table, "GET", "a")
+    message = push(b"message", b"news", b"hello")
+    stranger = push(b"message", b"weather", b"rain")  # nobody here subscribes to it
+    incoming = (
+        confirm(b"subscribe", b"news", 1) + confirm(b"subscribe", b"sport", 2) + message
+        + b"$1\r\na\r\n" + stranger + push(b"message", b"sport", b"goal")
+        + b">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"  # client tracking: dropped
+    )
+    assert table.receive(incoming) is None
+    assert get.outcome() == b"$1\r\na\r\n"
+    assert table.next_item(news) == message
+    assert parse(table.next_item(news)) == [b"message", b"sport", b"goal"]  # type: ignore[arg-type]
+    assert table.next_item(news) is Next.WAIT
+    assert table.receive(confirm(b"unsubscribe", b"news", 1)) is None
+    assert table.next_item(news) is Next.WAIT
+    assert table.receive(confirm(b"unsubscribe", b"sport", 0)) is None
+    assert table.next_item(news) is Next.END and table.in_flight == 0
+
+
+def test_a_pattern_subscription_gets_the_messages_of_its_pattern() -> None:
+    table = opened()
+    channels, patterns = subscribe(table, "SUBSCRIBE", "news.1"), subscribe(table, "PSUBSCRIBE", "news.*")
+    pmessage = push(b"pmessage", b"news.*", b"news.1", b"both")
+    assert table.receive(push(b"message", b"news.1", b"both") + pmessage) is None
+    assert parse(table.next_item(channels)) == [b"message", b"news.1", b"both"]  # type: ignore[arg-type]
+    assert table.next_item(patterns) == pmessage
+    assert table.receive(confirm(b"punsubscribe", b"news.*", 1)) is None
+    assert table.next_item(patterns) is Next.END and table.next_item(channels) is Next.WAIT
+
+
+def test_giving_up_a_subscription_unsubscribes_its_names_and_the_confirmations_free_it() -> None:
+    table = opened()
+    both = subscribe(table, "SUBSCRIBE", "a", "b")
+    pattern = subscribe(table, "PSUBSCRIBE", "p*")
+    assert table.give_up(both) == encode_command("UNSUBSCRIBE", "a", "b")
+    assert table.give_up(pattern) == encode_command("PUNSUBSCRIBE", "p*")
+    assert table.in_flight == 2
+    assert table.receive(push(b"message", b"a", b"late")) is None  # dropped: the caller left
+    assert table.receive(
+        confirm(b"unsubscribe", b"a", 2) + confirm(b"unsubscribe", b"b", 1)
+        + confirm(b"punsubscribe", b"p*", 0)
+    ) is None
+    assert table.in_flight == 0 and table.failure is None
+
+
+def test_an_error_reply_for_a_subscription_with_no_command_waiting_fails_the_connection() -> None:
+    table = opened()
+    subscribe(table, "SUBSCRIBE", "secret")
+    failure = table.receive(b"-NOPERM User app has no permissions to access the 'secret' channel\r\n")
+    assert isinstance(failure, ProtocolError) and "error reply nobody asked for" in str(failure)
+
+
+@pytest.mark.parametrize("method", ["UNSUBSCRIBE", "punsubscribe"])
+def test_unsubscribing_is_not_a_command(method: str) -> None:
+    table = opened()
+    with pytest.raises(UsageError, match="give up the subscription"):
+        table.start(CallKind.UNARY, method, encode_command(method, "a"))
+
+
+def test_message_kinds_have_readable_names() -> None:
+    protocol = RedisProtocol()
+    assert [protocol.describe_kind(kind) for kind in MessageKind] == [
+        "handshake reply", "reply", "error reply", "push item", "push end",
+    ]
+
+
+def test_the_redis_protocol_imports_only_the_core() -> None:
+    probe = (
+        "import sys, dualio_transports.redis_protocol.client_protocol; "
+        "print(sorted(m for m in sys.modules if m.startswith('dualio_transports.') and "
+        "not m.startswith(('dualio_transports.wire', 'dualio_transports.redis_protocol'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,318 @@
+"""The Redis protocol (RESP3), client side, as the wire interface
+(:class:`dualio_transports.wire.protocol.WireProtocol`) has it (no I/O).
+
+Replies name no command: they come in the order the commands were written
+(``Matching.IN_ORDER``), for commands and keepalive PINGs. A subscription (SUBSCRIBE or
+PSUBSCRIBE, a stream call) is fed by the server's pushes, which name its channel or
+pattern: each ``message`` or ``pmessage`` push is an item of the subscription that
+names it (its payload is the whole push, as :func:`~.resp.parse` reads it), and the
+``unsubscribe`` confirmations of all its names end it. Other pushes (``subscribe``
+confirmations, client-tracking invalidations, a channel nobody here subscribes to) are
+dropped.
+
+The handshake is ``HELLO 3`` (with ``AUTH`` and ``SETNAME`` when given), then ``SELECT``
+for a database other than 0, written together; the protocol reads their replies itself:
+HELLO's map must say protocol 3, SELECT must answer OK. A server that does not speak
+RESP3 (before Redis 6) fails the handshake with a :class:`VersionMismatch`: RESP2 is not
+spoken.
+
+Giving up a command sends nothing: its reply is read and dropped. A command the server
+holds (:mod:`.commands`) cannot be given up without the connection. Giving up a
+subscription unsubscribes its names; the confirmations end it.
+
+An error reply to SUBSCRIBE itself (an ACL that denies the channel) comes where its
+confirmations would, in the order of replies, which the core keeps for commands only: it
+is taken for the reply of the oldest command waiting, or, with none waiting, fails the
+connection as a reply nobody asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from dualio_transports.redis_protocol import commands
+from dualio_transports.redis_protocol.errors import RedisError, handshake_error
+from dualio_transports.redis_protocol.resp import (
+    ERRORS,
+    PUSH,
+    ErrorReply,
+    ReplyReader,
+    Value,
+    encode_command,
+    parse,
+)
+from dualio_transports.redis_protocol.subscriptions import Subscriptions
+from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError, VersionMismatch
+from dualio_transports.wire.protocol import (
+    HANDSHAKE_DONE,
+    HANDSHAKE_KEY,
+    IN_ORDER,
+    CallKind,
+    HandshakeDone,
+    Matching,
+    Message,
+)
+
+if TYPE_CHECKING:
+    from dualio_transports.wire.protocol import WireProtocol
+
+log = logging.getLogger("dualio.client")
+
+MAX_KEY = 1 << 20
+"""Calls one connection may have in flight (a key is a call's while its reply is due)."""
+
+
+class MessageKind(Enum):
+    HANDSHAKE_REPLY = "handshake reply"
+    REPLY = "reply"
+    ERROR_REPLY = "error reply"
+    PUSH_ITEM = "push item"
+    PUSH_END = "push end"
+
+    __hash__ = object.__hash__  # looked up per message
+
+
+class State(Enum):
+    HANDSHAKING = "handshaking"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+_ITEM, _FINAL = False, True
+ACCEPTS: dict[CallKind, dict[MessageKind, bool]] = {
+    CallKind.UNARY: {MessageKind.REPLY: _FINAL, MessageKind.ERROR_REPLY: _FINAL},
+    CallKind.PING: {MessageKind.REPLY: _FINAL, MessageKind.ERROR_REPLY: _FINAL},
+    CallKind.STREAM: {
+        MessageKind.PUSH_ITEM: _ITEM, MessageKind.PUSH_END: _FINAL, MessageKind.ERROR_REPLY: _FINAL,
+    },
+    CallKind.HANDSHAKE: {},
+}
+"""For each kind of call: which messages answer it, and whether each is final."""
+SUBSCRIBING = {"SUBSCRIBE": False, "PSUBSCRIBE": True}
+"""The commands that start a subscription, and whether they name patterns."""
+UNSUBSCRIBING = frozenset({"UNSUBSCRIBE", "PUNSUBSCRIBE"})
+_PUSH_ITEMS = {b"message": (False, 3), b"pmessage": (True, 4)}  # whether a pattern; length
+_PUSH_ENDS = {b"unsubscribe": False, b"punsubscribe": True}
+PING = encode_command("PING")
+
+HandshakeCheck = Callable[[Value], DualioError | None]
+
+
+def _check_hello(value: Value) -> DualioError | None:
+    if not isinstance(value, dict):
+        return ProtocolError(f"the server answered HELLO with a {type(value).__name__}, not a map")
+    proto = value.get(b"proto")
+    if proto != 3:
+        return VersionMismatch(f"the server answered HELLO 3 with protocol {proto!r}")
+    return None
+
+
+def _check_select(value: Value) -> DualioError | None:
+    return None if value == b"OK" else ProtocolError(f"the server answered SELECT with {value!r}")
+
+
+class RedisDecoder:
+    """A connection's bytes in, the protocol's messages out
+    (a :class:`~dualio_transports.wire.protocol.Decoder`; no large-message buffer)."""
+
+    __slots__ = ("_protocol", "reader")
+    large = None
+
+    def __init__(self, protocol: RedisProtocol, reader: ReplyReader) -> None:
+        self._protocol = protocol
+        self.reader = reader
+
+    def feed(self, data: bytes) -> Sequence[Message]:
+        message = self._protocol.message
+        return [m for m in (message(kind, raw) for kind, raw in self.reader.feed(data)) if m is not None]
+
+    def room(self) -> memoryview | None:
+        return None
+
+    def received(self, count: int) -> Sequence[Message]:
+        raise ValueError("a Redis connection's decoder has no room to receive into")
+
+
+class RedisProtocol:
+    """One Redis connection's state: a :class:`~dualio_transports.wire.protocol.WireProtocol`.
+
+    ``username`` is used with ``password`` only (``default`` when not given); ``db``,
+    when not 0, is SELECTed in the handshake. The reader's bounds are
+    :class:`~.resp.ReplyReader`'s keyword arguments.
+    """
+
+    __slots__ = (
+        "_checks", "_client_name", "_db", "_handshake_replies", "_held", "_password", "_username",
+        "decoder", "state", "subscriptions",
+    )
+    matching = Matching.IN_ORDER
+    ordered_kinds = frozenset({CallKind.UNARY, CallKind.PING})
+    max_key = MAX_KEY
+    accepts = ACCEPTS
+    error_kind = MessageKind.ERROR_REPLY
+
+    def __init__(
+        self,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        client_name: str | None = None,
+        db: int = 0,
+        **bounds: int,
+    ) -> None:
+        if username is not None and password is None:
+            raise ValueError("a username is sent with a password only")
+        if db < 0:
+            raise ValueError(f"db must be 0 or more, not {db}")
+        self.decoder = RedisDecoder(self, ReplyReader(**bounds))
+        self.state = State.HANDSHAKING
+        self.subscriptions = Subscriptions()
+        self._username = username
+        self._password = password
+        self._client_name = client_name
+        self._db = db
+        self._checks: deque[tuple[str, HandshakeCheck]] = deque()
+        self._handshake_replies = 0  # handshake replies the decoder has still to see
+        self._held: set[int] = set()  # keys of commands the server holds
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is State.OPEN
+
+    # -- the handshake -------------------------------------------------------------
+
+    def hello(self) -> bytes:
+        args: list[str | int] = ["HELLO", 3]
+        if self._password is not None:
+            args += ["AUTH", self._username or "default", self._password]
+        if self._client_name is not None:
+            args += ["SETNAME", self._client_name]
+        data = encode_command(*args)
+        checks: list[tuple[str, HandshakeCheck]] = [("HELLO", _check_hello)]
+        if self._db:
+            data += encode_command("SELECT", self._db)
+            checks.append(("SELECT", _check_select))
+        self._checks = deque(checks)
+        self._handshake_replies = len(checks)
+        return data
+
+    def unrouted(self, kind: MessageKind, key: int, payload: bytes) -> DualioError | HandshakeDone | None:
+        """A handshake reply (checked in turn; the last one's ``HANDSHAKE_DONE``), a push
+        for a subscription no longer live (dropped), or a reply nobody asked for (a
+        ProtocolError)."""
+        if kind is MessageKind.HANDSHAKE_REPLY:
+            return self._handshake_reply(payload)
+        if kind is MessageKind.PUSH_ITEM or kind is MessageKind.PUSH_END:
+            return None
+        return ProtocolError(f"the server sent a {kind.value} nobody asked for: {payload[:60]!r}")
+
+    def _handshake_reply(self, payload: bytes) -> DualioError | HandshakeDone | None:
+        if not self._checks:
+            return ProtocolError("a handshake reply after the handshake")
+        command, check = self._checks.popleft()
+        try:
+            value = parse(payload)
+        except ProtocolError as exc:
+            return exc
+        failure = handshake_error(command, value) if isinstance(value, ErrorReply) else check(value)
+        if failure is not None:
+            return failure
+        if self._checks:
+            return None
+        self.state = State.OPEN
+        log.debug("handshake done: RESP3, database %d", self._db)
+        return HANDSHAKE_DONE
+
+    # -- messages ------------------------------------------------------------------
+
+    def message(self, kind: int, raw: bytes) -> Message | None:
+        """The message a whole reply is (its RESP3 type byte and its bytes), or None
+        when it is dropped."""
+        if kind == PUSH:
+            return self._push(raw)
+        if self._handshake_replies:
+            self._handshake_replies -= 1
+            return (MessageKind.HANDSHAKE_REPLY, HANDSHAKE_KEY, raw)
+        if kind in ERRORS:
+            return (MessageKind.ERROR_REPLY, IN_ORDER, raw)
+        return (MessageKind.REPLY, IN_ORDER, raw)
+
+    def _push(self, raw: bytes) -> Message | None:
+        push = parse(raw)
+        if not push or not isinstance(push[0], bytes):
+            return None
+        name = push[0].lower()
+        channel = push[1] if len(push) > 1 else None
+        if not isinstance(channel, bytes):
+            return None
+        item = _PUSH_ITEMS.get(name)
+        if item is not None:
+            patterns, length = item
+            key = self.subscriptions.owner(patterns, channel) if len(push) == length else None
+            return None if key is None else (MessageKind.PUSH_ITEM, key, raw)
+        patterns_end = _PUSH_ENDS.get(name)
+        if patterns_end is not None:
+            key = self.subscriptions.unsubscribed(patterns_end, channel)
+            return None if key is None else (MessageKind.PUSH_END, key, raw)
+        return None
+
+    # -- calls ---------------------------------------------------------------------
+
+    def request(self, key: int, method: str, args: bytes) -> bytes:
+        """``args``, the whole command (:func:`~.resp.encode_command`), named ``method``.
+        UNSUBSCRIBE and PUNSUBSCRIBE are not sent as commands: giving up a
+        subscription sends them (their confirmations are pushes, and no reply in order)."""
+        self._forget(key)
+        name = method.upper()
+        if name in SUBSCRIBING:
+            self.subscriptions.add(key, SUBSCRIBING[name], parse(args)[1:])
+        elif name in UNSUBSCRIBING:
+            raise UsageError(f"{name} is not a command here: give up the subscription instead")
+        elif commands.held(name, args):
+            self._held.add(key)
+        return args
+
+    def probe(self, key: int) -> bytes:
+        self._forget(key)
+        return PING
+
+    def _forget(self, key: int) -> None:
+        self._held.discard(key)
+        self.subscriptions.forget(key)
+
+    def cancel(self, key: int) -> bytes | None:
+        """Nothing for a command (its reply is dropped); None for one the server holds;
+        the UNSUBSCRIBE of a subscription's channels and PUNSUBSCRIBE of its patterns."""
+        if key in self._held:
+            return None
+        names = self.subscriptions.names(key)
+        channels = [name for patterns, name in names if not patterns]
+        patterns = [name for is_pattern, name in names if is_pattern]
+        return (
+            (encode_command("UNSUBSCRIBE", *channels) if channels else b"")
+            + (encode_command("PUNSUBSCRIBE", *patterns) if patterns else b"")
+        )
+
+    @staticmethod
+    def decode_error(payload: bytes) -> RedisError:
+        error = parse(payload)
+        text = error.text if isinstance(error, ErrorReply) else repr(error)
+        return RedisError(text)
+
+    @staticmethod
+    def describe_kind(kind: Any) -> str:
+        return str(kind.value) if isinstance(kind, MessageKind) else repr(kind)
+
+    def goodbye(self) -> bytes:
+        """Nothing: closing the connection is the goodbye (QUIT is deprecated since Redis 7.2)."""
+        self.state = State.CLOSED
+        return b""
+
+
+if TYPE_CHECKING:
+    def _is_a_wire_protocol(protocol: RedisProtocol) -> WireProtocol:
+        return protocol  # mypy checks RedisProtocol against the wire interface here
