@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dualio_transports.dualio_protocol.client_protocol import MAX_TOKEN_BYTES, ClientProtocol
@@ -10,6 +11,7 @@ from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE, val
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import NO_DEADLINE, deadline, passed
+from dualio_transports.wire.protocol import WireProtocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,9 @@ class ConnectOptions:
     token: str | None = None
     max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     keepalive: float | None = 15.0
+    protocol: Callable[[], WireProtocol] | None = None
+    """Makes each connection's protocol state; None: dualio's protocol v1, with ``token``
+    and ``max_frame_size`` (:meth:`wire_protocol`)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -49,6 +54,8 @@ class ConnectOptions:
         if self.token is not None and len(self.token.encode()) > MAX_TOKEN_BYTES:
             raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
         validate_max_frame_size(self.max_frame_size)
+        if self.protocol is not None and not callable(self.protocol):
+            raise TypeError(f"protocol must make a WireProtocol (a callable) or be None, not {self.protocol!r}")
         object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
 
     def connect_deadline(self, until: float = NO_DEADLINE) -> float:
@@ -59,8 +66,10 @@ class ConnectOptions:
             raise failures.call_timeout()
         return min(until, deadline(self.connect_timeout))
 
-    def wire_protocol(self) -> ClientProtocol:
+    def wire_protocol(self) -> WireProtocol:
         """A new connection's protocol state (:class:`~dualio_transports.wire.protocol.WireProtocol`)."""
+        if self.protocol is not None:
+            return self.protocol()
         return ClientProtocol(token=self.token, max_frame_size=self.max_frame_size)
 
     @property
