@@ -55,7 +55,7 @@ class ConnectOptions:
             raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
         validate_max_frame_size(self.max_frame_size)
         if self.protocol is not None and not callable(self.protocol):
-            raise TypeError(f"protocol must make a WireProtocol (a callable) or be None, not {self.protocol!r}")
+            raise TypeError(f"protocol must make a WireProtocol (a callable), not {self.protocol!r}")
         object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
 
     def connect_deadline(self, until: float = NO_DEADLINE) -> float:
