@@ -1,5 +1,5 @@
-"""The service methods of the async face, and what every call does around its transport:
-retries, hooks, and the error of a stream cut short.
+"""The service methods of the async face: dualio's protocol v1, one line each, over the
+calls every face makes (:mod:`dualio.face_calls`).
 
 This file is the source of ``dualio_sync/service_methods.py``, which
 ``dualio/devtools/unasync.py`` generates from it (``async``/``await`` removed, async types
@@ -11,136 +11,16 @@ method here.
 
 from __future__ import annotations
 
-import itertools
-import time
 from collections.abc import AsyncIterator
-from typing import TypeVar
 
+from dualio.face_calls import AsyncCalls
 from dualio_transports.dualio_protocol import methods
 from dualio_transports.dualio_protocol.methods import ServerStats
-from dualio_transports.interface import AsyncTransport
-from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.policy.events import (
-    CallFinished,
-    CallStarted,
-    RequestCallback,
-    ResponseCallback,
-    answer_size,
-    log,
-    notify,
-)
-from dualio_transports.policy.lifecycle import Lifecycle
-from dualio_transports.policy.retry import RetryPolicy, may_retry
-from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
-from dualio_transports.wire.deadline import deadline, passed
-from dualio_transports.wire.errors import (
-    CallCancelled,
-    ConnectError,
-    ConnectionLost,
-    DualioError,
-    StreamInterrupted,
-)
-from dualio_transports.wire.failures import call_timeout
-from dualio_transports.wire.request import Request, StreamRequest
-
-T = TypeVar("T")
+from dualio_transports.policy.timeouts import UNSET, Unset, pick_timeout
 
 
-class _Ping:
-    """A ping, described like a call for the retry loop and the hooks."""
-
-    method = "ping"
-    args = b""
-    idempotent = True
-
-
-_PING = _Ping()
-
-
-def _named(error: DualioError, method: str, sent: list[int]) -> DualioError:
-    """``error`` as this call raises it: naming its method and its request's id."""
-    return error.for_call(method, sent[-1] if sent else None)
-
-
-def _stopped(method: str, exc: BaseException) -> DualioError:
-    """What the hooks hear of a call ended by ``exc``, which is not a DualioError: a cancel
-    or an interrupt is CallCancelled; any other exception, a DualioError naming it."""
-    if isinstance(exc, Exception):
-        return DualioError(f"the {method} call raised {type(exc).__name__}: {exc}")
-    return CallCancelled(f"the {method} call was stopped: {type(exc).__name__}")
-
-
-class AsyncServiceMethods:
-    """Every service method, and (re)connecting; the face supplies its connection's
-    primitives (its lock, a connect its close can stop, closing), the pause between
-    tries, and its settings."""
-
-    timeout: float | None
-    retry: RetryPolicy | None
-    on_request: RequestCallback | None
-    on_response: ResponseCallback | None
-    _call_numbers: itertools.count[int]  # the hooks' call numbers, from 1
-    _conn: AsyncTransport | None
-    _life: Lifecycle
-    _options: ConnectOptions
-
-    def _ready_transport(self) -> AsyncTransport | None:
-        """The open transport when it is usable as it is (the common case), else None."""
-        raise NotImplementedError
-
-    async def _reconnect(self, until: float) -> AsyncTransport:
-        """An open transport, (re)connecting first if need be, by ``until`` at the latest.
-        One caller connects at a time; the others wait for it and use what it made."""
-        self._check_caller()
-        if not await self._lock_reconnect(until):
-            raise call_timeout()
-        try:
-            self._life.check_open()
-            conn = self._kept_connection()
-            if conn is not None:
-                if self._life.keeps(conn, self.retry):
-                    return conn
-                self._conn = None
-                await self._discard(conn)
-            try:
-                conn = await self._attempt(self._options.connect_deadline(until))
-            except ConnectError as exc:
-                self._life.connect_failed(exc)
-                raise
-            self._conn = conn  # before asking: close() closes it, or connected() sees the close
-            if not self._life.connected():
-                self._conn = None
-                await self._discard(conn)
-                raise self._life.closed_meanwhile()
-            return conn
-        finally:
-            self._unlock_reconnect()
-
-    def _check_caller(self) -> None:
-        """UsageError when this caller may not use the client at all."""
-        raise NotImplementedError
-
-    async def _lock_reconnect(self, until: float) -> bool:
-        """Take the reconnect lock by ``until``; False when that passed first."""
-        raise NotImplementedError
-
-    def _unlock_reconnect(self) -> None:
-        raise NotImplementedError
-
-    def _kept_connection(self) -> AsyncTransport | None:
-        """The connection a reconnect starts from (None: there is none to keep)."""
-        raise NotImplementedError
-
-    async def _attempt(self, until: float) -> AsyncTransport:
-        """One connect by ``until``, which the client's close stops."""
-        raise NotImplementedError
-
-    async def _discard(self, conn: AsyncTransport) -> None:
-        """Close a connection that is no longer the client's, whatever happens to the caller."""
-        raise NotImplementedError
-
-    async def _pause(self, seconds: float) -> None:
-        raise NotImplementedError
+class AsyncServiceMethods(AsyncCalls):
+    """Every service method of dualio's protocol v1."""
 
     async def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
         """``data`` back, after ``delay`` seconds on the server."""
@@ -175,7 +55,7 @@ class AsyncServiceMethods:
 
     async def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
         """Round-trip time to the server, in seconds."""
-        return await self._attempts(_PING, deadline(pick_timeout(timeout, self.timeout)))
+        return await self._ping(timeout)
 
     async def call(
         self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
@@ -183,156 +63,3 @@ class AsyncServiceMethods:
         """Call any method with raw argument bytes; returns the raw answer. Not retried
         after a lost connection (its effects are unknown)."""
         return await self._call(methods.raw(method, payload), timeout)
-
-    async def _call(self, request: Request[T], timeout: float | Unset | None) -> T:
-        until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
-        if self.on_request is not None or self.on_response is not None:
-            return await self._attempts(request, until)
-        sent: list[int] = []
-        try:
-            transport = self._ready_transport()
-            if transport is None:
-                transport = await self._reconnect(until)
-                if passed(until):  # connecting took all of it: nothing is sent
-                    raise call_timeout()
-            return await transport.call(request, until, sent=sent)
-        except DualioError as exc:
-            if self.retry is None or not may_retry(exc, request.idempotent):
-                raise _named(exc, request.method, sent) from exc.__cause__
-            return await self._attempts(request, until, exc)
-
-    async def _attempts(
-        self, request: Request[T] | _Ping, until: float, error: DualioError | None = None,
-    ) -> T:
-        """Send ``request`` by ``until`` (after a first try that failed with ``error``, if given), and again
-        while the retry policy allows and it is safe; tell the user's hooks before each
-        try and after the last."""
-        started = time.perf_counter()
-        number = next(self._call_numbers)
-        on_request, on_response = self.on_request, self.on_response  # the hooks it began with
-        series = None
-        tries = 0 if error is None else 1
-        sent: list[int] = []  # the id of the current try's request, once it is written
-        try:
-            while True:
-                if error is not None:
-                    try:
-                        if self.retry is None or not may_retry(error, request.idempotent):
-                            raise error
-                        series = series or self.retry.series(until)
-                        wait = series.next_delay(error)
-                    except DualioError as exc:
-                        final = _named(exc, request.method, sent)
-                        if on_response is not None:
-                            elapsed = time.perf_counter() - started
-                            failed = CallFinished(
-                                request.method, len(request.args), 0, elapsed, tries, final, final.request_id,
-                            number,
-                            )
-                            notify(on_response, failed)
-                        raise final from exc.__cause__
-                    log.debug("retrying %s in %.3fs after %s: %s",
-                              request.method, wait, type(error).__name__, error)
-                    await self._pause(wait)
-                tries += 1
-                sent.clear()
-                if on_request is not None:
-                    notify(on_request, CallStarted(request.method, len(request.args), tries, number))
-                try:
-                    transport = self._ready_transport() or await self._reconnect(until)
-                    if passed(until):  # connecting or pausing took all of it: nothing is sent
-                        raise call_timeout()
-                    if isinstance(request, _Ping):
-                        result: T = await transport.ping(until, sent=sent)  # type: ignore[assignment]
-                    else:
-                        result = await transport.call(request, until, sent=sent)
-                    break
-                except DualioError as exc:
-                    error = exc
-        except DualioError:
-            raise  # the hooks heard of it
-        except BaseException as exc:  # cancelled, interrupted, or a fault: the hooks hear of it too
-            if on_response is not None:
-                stopped = _stopped(request.method, exc)
-                elapsed = time.perf_counter() - started
-                rid = sent[-1] if sent else None
-                notify(on_response,
-                       CallFinished(request.method, len(request.args), 0, elapsed, tries, stopped, rid,
-                                    number))
-            raise
-        if on_response is not None:
-            elapsed = time.perf_counter() - started
-            size = answer_size(result)
-            rid = sent[-1] if sent else None
-            notify(on_response,
-                   CallFinished(request.method, len(request.args), size, elapsed, tries, None, rid, number))
-        return result
-
-    async def _stream(self, request: StreamRequest[T], timeout: float | None) -> AsyncIterator[T]:
-        """The stream's items; the hooks hear of each try before it starts and of the
-        stream once when it ends (all items taken, the consumer left early, or an error).
-        The first item's deadline is the stream's own, made as its iteration begins, so
-        reconnecting counts against it. A try whose request never left (the connection
-        was found closed) is made again on a new connection, as the retry policy allows."""
-        until = deadline(timeout)
-        sent: list[int] = []
-        started = time.perf_counter()
-        delivered = received = tries = 0
-        final: DualioError | None = None
-        series = None
-        number = next(self._call_numbers)
-        on_request, on_response = self.on_request, self.on_response
-        try:
-            while True:
-                tries += 1
-                if on_request is not None:
-                    notify(on_request, CallStarted(request.method, len(request.args), tries, number))
-                try:
-                    transport = self._ready_transport() or await self._reconnect(until)
-                    items = transport.stream(request, until, timeout, sent=sent)
-                except DualioError as exc:
-                    final = _named(exc, request.method, sent)
-                    raise final from exc.__cause__
-                try:
-                    async for item in items:
-                        delivered += 1
-                        if on_response is not None:  # only the hook reads the sizes
-                            received += answer_size(item)
-                        yield item
-                    return
-                except DualioError as exc:
-                    # its request never left (a ConnectionLost may have been a write cut short)
-                    if not delivered and not sent and self.retry is not None and may_retry(exc, False):
-                        try:
-                            series = series or self.retry.series(until)
-                            wait = series.next_delay(exc)
-                        except DualioError as exhausted:
-                            final = _named(exhausted, request.method, sent)
-                            raise final from exhausted.__cause__
-                        log.debug("retrying %s in %.3fs after %s: %s",
-                                  request.method, wait, type(exc).__name__, exc)
-                        await self._pause(wait)
-                        continue
-                    if isinstance(exc, ConnectionLost):
-                        interrupted = StreamInterrupted(
-                            f"the {request.method} stream broke after {delivered} items: {exc}", delivered
-                        )
-                        final = _named(interrupted, request.method, sent)
-                        raise final from exc
-                    final = _named(exc, request.method, sent)
-                    raise final from exc.__cause__
-                finally:
-                    await items.aclose()
-        except GeneratorExit:
-            raise  # the consumer left early: the stream ended, nothing failed
-        except BaseException as exc:
-            if final is None and not isinstance(exc, DualioError):
-                final = _stopped(request.method, exc)
-            raise
-        finally:
-            if on_response is not None:
-                rid = sent[-1] if sent else None
-                elapsed = time.perf_counter() - started
-                size = len(request.args)
-                ended = CallFinished(request.method, size, received, elapsed, tries, final, rid, number)
-                notify(on_response, ended)

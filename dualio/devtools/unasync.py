@@ -1,5 +1,5 @@
-"""Generate the blocking twins of async code: the face's service methods, and the loop
-that runs a call's procedure.
+"""Generate the blocking twins of async code: the calls every face makes, each
+protocol's methods (the service's, Redis's), and the loop that runs a call's procedure.
 
     python -m dualio.devtools.unasync          # rewrite the generated files
     python -m dualio.devtools.unasync --check  # exit 1 if a generated file differs from
@@ -22,15 +22,25 @@ ROOT = Path(__file__).resolve().parents[2]
 
 Substitutions = list[tuple[str, str]]
 
-FACE: Substitutions = [
+CALLS: Substitutions = [
     (r"\bawait (\w+)\.aclose\(\)", r"\1.close()"),
     (r"\basync for\b", "for"),
     (r"\basync def\b", "def"),
     (r"\bawait ", ""),
-    (r"\bAsyncServiceMethods\b", "ServiceMethods"),
+    (r"\bAsyncCalls\b", "Calls"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
     (r"\bAsyncIterator\b", "Iterator"),
 ]
+"""The calls every face makes (dualio/face_calls.py)."""
+FACE: Substitutions = [
+    (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
+    (r"\basync def\b", "def"),
+    (r"\bawait ", ""),
+    (r"\bAsyncCalls\b", "Calls"),
+    (r"\bAsyncServiceMethods\b", "ServiceMethods"),
+    (r"\bAsyncIterator\b", "Iterator"),
+]
+"""The service methods of protocol v1 (dualio/service_methods.py)."""
 DRIVER: Substitutions = [
     (r"\bAsyncGenerator, Awaitable, ", ""),
     (r"\bAsyncGenerator\[(\w+), None\]", r"Generator[\1, None, None]"),
@@ -41,6 +51,13 @@ DRIVER: Substitutions = [
 
 # source -> generated, with its docstring (which replaces the source's) and its substitutions
 FILES: dict[str, tuple[str, str, Substitutions]] = {
+    "dualio/face_calls.py": (
+        "dualio_sync/face_calls.py",
+        '"""The calls every blocking face makes, whatever the protocol.\n\n'
+        "GENERATED from dualio/face_calls.py by dualio/devtools/unasync.py: do not edit.\n"
+        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
+        CALLS,
+    ),
     "dualio/service_methods.py": (
         "dualio_sync/service_methods.py",
         '"""The service methods of the blocking face.\n\n'

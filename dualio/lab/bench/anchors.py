@@ -88,11 +88,8 @@ def _blocking_client_class() -> tuple[Any, Callable[..., Any]]:
     """A synchronizer (its own loop thread) and ``AsyncClient`` wrapped by it."""
     from synchronicity import Synchronizer
 
-    from dualio.service_methods import AsyncServiceMethods
-    from dualio_transports.policy.url import FromUrl
-
     synchronizer = Synchronizer()
-    for base in (FromUrl, AsyncServiceMethods):  # synchronicity wraps each base under a name
+    for base in reversed(AsyncClient.__mro__[1:-1]):  # synchronicity wraps each base under a name
         synchronizer.create_blocking(base, f"Blocking{base.__name__}", __name__)
     return synchronizer, synchronizer.create_blocking(AsyncClient, "BlockingAsyncClient", __name__)
 

@@ -1,0 +1,209 @@
+"""The connection of an async face, whatever its protocol: checking the transport chosen,
+opening, (re)connecting on that transport, and closing. ``AsyncClient`` (dualio's
+protocol) and ``dualio.redis.Redis`` are each this plus their methods and constructor."""
+
+from __future__ import annotations
+
+import itertools
+from asyncio import _get_running_loop  # asyncio.events.__all__: None outside a loop, no raise
+from concurrent.futures import Executor
+from types import TracebackType
+from typing import Literal, Self
+
+import anyio
+
+from dualio.face_calls import AsyncCalls
+from dualio_transports.emulation.emulated_connection import EmulatedConnection, Strategy, check_emulation
+from dualio_transports.interface import AsyncTransport
+from dualio_transports.native.anyio_connection import AnyioConnection
+from dualio_transports.native.asyncio_connection import AsyncioConnection
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import (
+    RequestCallback,
+    ResponseCallback,
+    StateCallback,
+)
+from dualio_transports.policy.lifecycle import Lifecycle
+from dualio_transports.policy.retry import RetryPolicy, check_policy
+from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.running_loop import LoopHandle
+from dualio_transports.wire.deadline import on_clock
+from dualio_transports.wire.errors import UsageError
+
+TransportName = Literal["native", "anyio", "emulated"]
+_TRANSPORTS = ("native", "anyio", "emulated")
+
+
+def check_transport(
+    transport: str, emulation: Strategy, max_workers: int | None, executor: Executor | None
+) -> None:
+    """ValueError unless ``transport`` is an async face's and the emulation's settings fit it."""
+    if transport not in _TRANSPORTS:
+        raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
+    check_emulation(emulation, max_workers, executor)
+    if transport != "emulated" and (max_workers is not None or executor is not None):
+        raise ValueError("max_workers and executor apply to transport='emulated' only")
+
+
+class AsyncFaceConnection(AsyncCalls):
+    """One connection of an async face, on the transport it chose; opened with
+    ``async with`` (or ``open()`` and ``aclose()``) in one task, used from any task on
+    that loop. The face's constructor checks its arguments, then calls :meth:`_setup`."""
+
+    def _setup(
+        self,
+        options: ConnectOptions,
+        *,
+        timeout: float | None,
+        retry: RetryPolicy | None,
+        lazy: bool,
+        on_state: StateCallback | None,
+        on_request: RequestCallback | None,
+        on_response: ResponseCallback | None,
+        transport: TransportName,
+        emulation: Strategy,
+        max_workers: int | None,
+        executor: Executor | None,
+    ) -> None:
+        self._options = options
+        self.retry = check_policy(retry)
+        self.on_request = on_request
+        self.on_response = on_response
+        self._call_numbers = itertools.count(1)
+        self._lazy = lazy
+        self._life = Lifecycle(f"{options.host}:{options.port}", on_state)
+        self._lock: anyio.Lock | None = None  # one task (re)connects at a time; made when first needed
+        self._loop: LoopHandle | None = None
+        self._connecting: anyio.CancelScope | None = None
+        self.host = options.host
+        self.port = options.port
+        self.timeout = check_timeout("timeout", timeout)
+        self.connect_timeout = options.connect_timeout
+        self.transport = transport
+        self.emulation = emulation
+        self._max_workers = max_workers
+        self._executor = executor
+        self._conn: AsyncTransport | None = None
+        self._opened = False
+
+    # -- lifetime ---------------------------------------------------------------
+
+    async def open(self) -> Self:
+        """Connect and handshake (on the first call instead, with ``lazy=True``).
+        ``async with`` does this for you."""
+        loop = LoopHandle.current()  # a clear UsageError when no loop runs
+        if self._opened:
+            raise UsageError(f"this {type(self).__name__} was already opened; make a new one")
+        self._opened = True
+        self._loop = loop
+        if not self._lazy:
+            self._conn = await self._connect(self._options.connect_deadline())
+            self._life.connected()
+        return self
+
+    async def _connect(self, until: float) -> AsyncTransport:
+        """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
+        options = self._options
+        self._life.connecting()
+        conn: AsyncTransport
+        if self.transport == "emulated":
+            conn = await EmulatedConnection.connect(
+                options, until, strategy=self.emulation, max_workers=self._max_workers,
+                executor=self._executor,
+            )
+        elif self.transport == "native" and self._loop is not None and self._loop.backend == "asyncio":
+            conn = await AsyncioConnection.connect(options, until)
+        else:
+            conn = await AnyioConnection.connect(options, until)
+        return conn
+
+    @property
+    def closed(self) -> bool:
+        """True once closed (or never opened), or when the connection has failed for
+        good (it would not be opened again: ``retry=None``, or a failure that retrying
+        cannot mend)."""
+        return not self._opened or self._life.is_closed(self._conn, self.retry)
+
+    async def aclose(self) -> None:
+        """Close the connection; calls still waiting raise ClosedError. Idempotent."""
+        if self._life.closed_by_user:
+            return
+        self._life.closing()
+        if self._connecting is not None:
+            self._connecting.cancel()
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.aclose()
+        self._life.closed()
+
+    async def __aenter__(self) -> Self:
+        if self._conn is not None:  # opened with ``await client.open()`` already
+            return self
+        return await self.open()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        kind = f"emulated/{self.emulation}" if self.transport == "emulated" else self.transport
+        return f"<{type(self).__name__} {self.host}:{self.port} {kind} {state}>"
+
+    # -- the connection, for the calls (dualio/face_calls.py) ----------------------
+
+    def _ready_transport(self) -> AsyncTransport | None:
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            loop = conn.loop
+            running = _get_running_loop()  # asyncio's, checked first
+            if running is loop.loop or (
+                running is None and loop.backend == "trio" and loop.is_current_trio()
+            ):
+                return conn
+        return None
+
+    async def _pause(self, seconds: float) -> None:
+        await anyio.sleep(seconds)
+
+    def _check_caller(self) -> None:
+        if not self._opened:
+            name = type(self).__name__
+            raise UsageError(f"the client is not open: use 'async with {name}(...)'")
+        self._life.check_open()
+        assert self._loop is not None
+        if not self._loop.is_current():
+            raise UsageError(f"this {type(self).__name__} belongs to another event loop (or none is running)")
+
+    async def _lock_reconnect(self, until: float) -> bool:
+        lock = self._lock
+        if lock is None:
+            lock = self._lock = anyio.Lock()
+        with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as waiting:
+            await lock.acquire()
+        return not waiting.cancelled_caught
+
+    def _unlock_reconnect(self) -> None:
+        assert self._lock is not None
+        self._lock.release()
+
+    def _kept_connection(self) -> AsyncTransport | None:
+        return self._conn
+
+    async def _attempt(self, until: float) -> AsyncTransport:
+        fresh: AsyncTransport | None = None
+        with anyio.CancelScope() as connecting:
+            self._connecting = connecting  # aclose() cancels it
+            try:
+                fresh = await self._connect(until)
+            finally:
+                self._connecting = None
+        if fresh is None:  # cancelled by aclose()
+            raise self._life.closed_meanwhile()
+        return fresh
+
+    async def _discard(self, conn: AsyncTransport) -> None:
+        with anyio.CancelScope(shield=True):
+            await conn.aclose()

@@ -1,0 +1,198 @@
+"""The connection of a blocking face, whatever its protocol: checking the transport
+chosen, connecting on that transport, reconnecting (in a forked child too), and closing.
+``Client`` (dualio's protocol) and ``dualio_sync.redis.Redis`` are each this plus their
+methods and constructor."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal, Self, cast
+
+from dualio_sync.face_calls import Calls
+from dualio_transports import forks
+from dualio_transports.blocking.connection import BlockingConnection
+from dualio_transports.blocking.dialing import Connecting
+from dualio_transports.interface import BlockingTransport
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import (
+    RequestCallback,
+    ResponseCallback,
+    StateCallback,
+)
+from dualio_transports.policy.lifecycle import Lifecycle
+from dualio_transports.policy.retry import RetryPolicy, check_policy
+from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.wire.deadline import seconds_left
+from dualio_transports.wire.errors import UsageError
+
+if TYPE_CHECKING:
+    from dualio_transports.portal.connection import PortalConnection
+
+TransportName = Literal["blocking", "portal"]
+_TRANSPORTS = ("blocking", "portal")
+
+
+def check_transport(transport: object) -> None:
+    """TypeError or ValueError unless ``transport`` names a blocking face's transport."""
+    if not isinstance(transport, str):
+        raise TypeError(f"transport must be a str, one of {_TRANSPORTS}, not {type(transport).__name__}")
+    if transport not in _TRANSPORTS:
+        raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
+
+
+class FaceConnection(Calls):
+    """One connection of a blocking face, on the transport it chose, shared by every
+    thread. The face's constructor checks its arguments, then calls :meth:`_setup`."""
+
+    def _setup(
+        self,
+        options: ConnectOptions,
+        *,
+        timeout: float | None,
+        retry: RetryPolicy | None,
+        lazy: bool,
+        on_state: StateCallback | None,
+        on_request: RequestCallback | None,
+        on_response: ResponseCallback | None,
+        transport: TransportName,
+    ) -> None:
+        self.transport = transport
+        self.host = options.host
+        self.port = options.port
+        self.timeout = check_timeout("timeout", timeout)
+        self._options = options
+        self.retry = check_policy(retry)
+        self.on_request = on_request
+        self.on_response = on_response
+        self._call_numbers = itertools.count(1)
+        self._life = Lifecycle(f"{options.host}:{options.port}", on_state)
+        self._lock = threading.Lock()  # one thread (re)connects at a time
+        self._lock_born = forks.generation
+        self._conn: BlockingConnection | PortalConnection | None = None
+        self._born = forks.generation
+        self._closing = threading.Lock()  # taken once, by the first close(), never released
+        self._connecting: Connecting | None = None  # close() stops it
+        if not lazy:
+            self._conn = self._connect(self._options.connect_deadline())
+            self._life.connected()
+
+    # -- lifetime ---------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once closed, or when the connection has failed for good (it would not
+        be opened again: ``retry=None``, or a failure that retrying cannot mend)."""
+        return self._life.is_closed(self._conn, self.retry)
+
+    def close(self) -> None:
+        """Close the connection; calls still waiting raise ClosedError. Idempotent."""
+        self._check_thread()
+        if not self._closing.acquire(blocking=False):
+            return
+        self._life.closing()  # before looking at what a connecting thread published
+        connecting = self._connecting
+        if connecting is not None:
+            connecting.stop()
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            if self._born == forks.generation:
+                conn.close()
+            else:
+                conn.forget()
+        self._life.closed()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<{type(self).__name__} {self.host}:{self.port} {state}>"
+
+    # -- the connection, for the calls (dualio_sync/face_calls.py) -----------------
+
+    def _ready_transport(self) -> BlockingTransport | None:
+        conn = self._conn
+        if conn is not None and not conn.closed and self._born == forks.generation:
+            return conn
+        return None
+
+    def _pause(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _own_lock(self) -> threading.Lock:
+        """The reconnect lock of this process: one inherited across fork() may be held by a
+        thread that does not exist in the child, so the child makes its own."""
+        if self._lock_born != forks.generation:
+            with forks.replacing:
+                if self._lock_born != forks.generation:
+                    self._lock, self._lock_born = threading.Lock(), forks.generation
+        return self._lock
+
+    def _check_thread(self) -> None:
+        """UsageError on the portal's own event loop thread, where waiting for the loop
+        would wait for itself."""
+        conn = self._conn
+        if self.transport == "portal" and conn is not None and self._born == forks.generation:
+            cast("PortalConnection", conn).check_thread()
+
+    def _check_caller(self) -> None:
+        self._check_thread()
+
+    def _lock_reconnect(self, until: float) -> bool:
+        left = seconds_left(until)
+        return self._own_lock().acquire(timeout=-1 if left is None else max(left, 0))
+
+    def _unlock_reconnect(self) -> None:
+        self._own_lock().release()
+
+    def _kept_connection(self) -> BlockingTransport | None:
+        """The face's connection; in a process forked from the one that made it, none
+        (the parent's socket is let go of, never read, written or shut down here)."""
+        conn = self._conn
+        if conn is not None and self._born != forks.generation:
+            conn.forget()
+            self._conn = conn = None
+            self._life.dropped()
+        if self._born != forks.generation and self.retry is None:
+            name = type(self).__name__
+            raise UsageError(
+                f"this {name} was made before os.fork() and retry=None forbids a new "
+                f"connection: make a new {name} in the child"
+            )
+        return conn
+
+    def _attempt(self, until: float) -> BlockingTransport:
+        connecting = self._connecting = Connecting()
+        try:
+            self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
+            return self._connect(until, connecting)
+        finally:
+            self._connecting = None
+
+    def _discard(self, conn: BlockingTransport) -> None:
+        conn.close()
+
+    def _connect(
+        self, until: float, connecting: Connecting | None = None
+    ) -> BlockingConnection | PortalConnection:
+        """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
+        options = self._options
+        self._life.connecting()
+        conn: BlockingConnection | PortalConnection
+        if self.transport == "portal":
+            from dualio_transports.portal.connection import PortalConnection  # asyncio: only when asked for
+
+            conn = PortalConnection.connect(options, until, connecting)
+        else:
+            conn = BlockingConnection.connect(options, until, connecting)
+        self._born = forks.generation
+        return conn
