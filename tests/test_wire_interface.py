@@ -210,3 +210,25 @@ def test_a_reply_that_names_its_call_takes_that_call_out_of_the_order() -> None:
     named, next_in_order = start(table, "GET", b"a"), start(table, "GET", b"b")
     assert table.receive(f"={named.id} by-key\n+in-order\n".encode()) is None
     assert named.outcome() == b"by-key" and next_in_order.outcome() == b"in-order"
+
+
+def test_a_transport_that_writes_later_puts_each_call_in_the_order_as_it_writes() -> None:
+    """The blocking transport starts calls under the table's lock and writes them under
+    its write lock: started 1, 2 but written 2, 1, the replies follow the writes."""
+    table: CallTable[None] = CallTable(LineProtocol(), order_at_start=False)
+    table.hello()
+    assert table.receive(b"+HI\n") is None
+    first, second = start(table, "GET", b"1"), start(table, "GET", b"2")
+    table.enter_order(second)  # written first
+    table.enter_order(first)
+    assert table.receive(b"+two\n+one\n") is None
+    assert first.outcome() == b"one" and second.outcome() == b"two"
+
+
+def test_a_failed_connection_forgets_the_order() -> None:
+    table = opened()
+    call = start(table, "GET", b"a")
+    table.fail(ConnectionLost("gone"))
+    assert table.ordered and table.in_flight == 0
+    with pytest.raises(ConnectionLost):
+        call.outcome()

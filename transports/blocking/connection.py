@@ -141,7 +141,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         self._sock = sock
         self._table: CallTable[Any] = CallTable(
             options.wire_protocol(), wake=self._wake,
-            keepalive=options.keepalive,
+            keepalive=options.keepalive, order_at_start=False,  # a request is written under _write_lock
         )
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
         self._cond = threading.Condition(self._mutex)  # threads waiting for the role, not for a call
@@ -155,7 +155,9 @@ class BlockingConnection(ConnectionFacts[Any]):
         self._sleepers = 0  # threads in self._cond.wait() (the emulation's reader thread)
         self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
         self._pending_input = PendingInput(sock)
-        self._control: list[bytes] = []  # CANCEL frames waiting for the write lock
+        self._control: list[bytes] = []  # CANCEL and PING frames waiting for the write lock
+        self._control_calls: list[LiveCall] = []  # the PINGs' calls among them (answers in order)
+        self._ordered = self._table.ordered
         self._poll_slice: float | None = None  # a reader's longest poll (None: its caller's time)
         self._write_poll = _poller(sock, "POLLOUT")
 
@@ -239,7 +241,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                         reader = get_ident()
                         self._reading = reader
             try:
-                late = self._send(data, until, reader != 0)
+                late = self._send(data, until, reader != 0, call)
             except BaseException:
                 self._drive(procedure.unsent(table, call, False))
                 raise
@@ -330,13 +332,15 @@ class BlockingConnection(ConnectionFacts[Any]):
             if effect.want_item or not self._lone_read(effect.call, effect.until):
                 self._wait(effect.call, effect.until, effect.want_item)
         elif type(effect) is procedure.Send:
-            late = self._send(effect.data, effect.until)
+            late = self._send(effect.data, effect.until, False, effect.call)
             effect.may_have_left = True
             if late is not None:
                 raise late
         elif type(effect) is procedure.Control:
             with self._mutex:
                 self._control.append(effect.data)
+                if effect.call is not None:
+                    self._control_calls.append(effect.call)
             self._flush_control()
         elif type(effect) is procedure.ReadIdle:
             self._read_idle()
@@ -571,11 +575,15 @@ class BlockingConnection(ConnectionFacts[Any]):
             if not ready:
                 return None
 
-    def _send(self, data: bytes, until: float, reader: bool = False) -> BaseException | None:
+    def _send(
+        self, data: bytes, until: float, reader: bool = False, call: LiveCall | None = None,
+    ) -> BaseException | None:
         """Write one whole frame (then any queued CANCELs), or fail the connection; raises
         only if the frame did not leave whole. An interrupt once it has (while the CANCELs
         go) is returned, for the caller to raise as a failure after sending. A ``reader``
-        (the caller holds the reader role) gives the role up before any wait."""
+        (the caller holds the reader role) gives the role up before any wait. ``call``,
+        whose request ``data`` is, takes its place in the order of answers as it is
+        written, for a protocol answered in order."""
         if not self._write_lock.acquire(False):
             if reader:
                 self._leave_reader_role()
@@ -583,6 +591,9 @@ class BlockingConnection(ConnectionFacts[Any]):
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise failures.write_timeout()
         try:
+            if call is not None and self._ordered:
+                with self._mutex:
+                    self._table.enter_order(call)
             self._write_locked(data, until, reader)
             if self._control:
                 try:  # the frame left whole: from here an interrupt is returned, not raised
@@ -622,6 +633,9 @@ class BlockingConnection(ConnectionFacts[Any]):
             return
         with self._mutex:
             frames, self._control = self._control, []
+            for probe in self._control_calls:  # PINGs take their place in the order as they go
+                self._table.enter_order(probe)
+            self._control_calls.clear()
         try:
             self._write_locked(b"".join(frames), grace_deadline())
         except DualioError:

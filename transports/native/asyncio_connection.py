@@ -407,7 +407,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         if type(effect) is procedure.Await:
             await self._await_news(effect.call, effect.until)
         elif type(effect) is procedure.Send:
-            if self._paused:
+            if self._paused and not self._table.ordered:  # in order: its call started, so it goes now
                 await self._wait_drained_until(effect.until)
             self._write(effect.data)
         else:

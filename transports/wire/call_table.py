@@ -141,7 +141,8 @@ class CallTable(Generic[W]):
     """
 
     __slots__ = (
-        "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_ordered", "_owed",
+        "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_order_at_start",
+        "_ordered", "_owed",
         "_probe", "_probe_sent", "_wake", "backlogged", "closing", "dropped", "failure", "handshake",
         "keepalive", "last_heard", "live", "protocol",
     )
@@ -152,6 +153,7 @@ class CallTable(Generic[W]):
         *,
         wake: Callable[[CallState[W]], None] = _nothing,
         keepalive: float | None = None,
+        order_at_start: bool = True,
     ) -> None:
         self.protocol = protocol
         self._accepts = protocol.accepts
@@ -161,6 +163,11 @@ class CallTable(Generic[W]):
         """With answers in order: the keys of the calls answered in order that wait for their
         final answer, oldest first."""
         self._ordered = protocol.ordered_kinds
+        self._order_at_start = order_at_start
+        """With answers in order, a call takes its place in the order as it starts: right
+        for a transport that writes (or queues) a request in the step that starts it; one
+        that writes later, under a lock of its own, passes False and calls
+        :meth:`enter_order` just before the write."""
         self._owed = b""  # what procedures closed half-way could not send (see owe)
         self.keepalive = keepalive
         self.last_heard = time.monotonic()  # when bytes last arrived
@@ -235,9 +242,25 @@ class CallTable(Generic[W]):
         data = self.protocol.probe(rid) if kind is _PING else self.protocol.request(rid, method, args)
         state: CallState[W] = CallState(rid, kind, method)
         calls[rid] = state
-        if self._order is not None and kind in self._ordered:
+        if self._order is not None and self._order_at_start and kind in self._ordered:
             self._order.append(rid)
         return state, data
+
+    @property
+    def ordered(self) -> bool:
+        """Answers come in the order requests were written (``Matching.IN_ORDER``)."""
+        return self._order is not None
+
+    @property
+    def probe(self) -> CallState[W] | None:
+        """The keepalive probe in flight, if any."""
+        return self._probe
+
+    def enter_order(self, state: CallState[W]) -> None:
+        """``state``'s request is about to be written, after every request written before
+        it (the caller holds what orders the writes): it takes its place in the order."""
+        if self._order is not None and not self._order_at_start and state.kind in self._ordered:
+            self._order.append(state.id)
 
     def _new_id(self) -> int:
         calls = self.live
@@ -487,6 +510,8 @@ class CallTable(Generic[W]):
         error = self.failure
         live = list(self.live.values())
         self.live.clear()
+        if self._order is not None:
+            self._order.clear()
         for state in live:
             if not state.done:
                 state.error = error

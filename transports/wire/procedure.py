@@ -62,11 +62,13 @@ class Send:
     data: bytes = field(repr=False)
     until: float
     may_have_left: bool = False
+    call: CallState[Any] | None = field(default=None, repr=False)  # whose request (None: the handshake's)
 
 
 @dataclass(slots=True, eq=False)
 class Control:
     data: bytes
+    call: CallState[Any] | None = field(default=None, repr=False)  # a keepalive probe's
 
 
 @dataclass(slots=True, eq=False)
@@ -121,7 +123,7 @@ def keepalive_due(table: CallTable[W]) -> Control | Teardown | None:
     when the last one went unanswered, its teardown (:meth:`CallTable.keepalive_due`)."""
     probe = table.keepalive_due()
     if probe:
-        return Control(probe)
+        return Control(probe, table.probe)
     if table.failure is not None:
         return Teardown(table.failure)
     return None
@@ -149,7 +151,7 @@ def open_call(
         yield ReadIdle(until)
     call, data = table.start(kind, method, args)
     call.waiter = waiter
-    send = Send(data, until)
+    send = Send(data, until, False, call)
     try:
         yield send
     except GeneratorExit:
