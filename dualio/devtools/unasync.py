@@ -41,6 +41,14 @@ FACE: Substitutions = [
     (r"\bAsyncIterator\b", "Iterator"),
 ]
 """The service methods of protocol v1 (dualio/service_methods.py)."""
+REDIS: Substitutions = [
+    (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
+    (r"\basync def\b", "def"),
+    (r"\bawait ", ""),
+    (r"\bAsyncCalls\b", "Calls"),
+    (r"\bAsyncRedisCommands\b", "RedisCommands"),
+]
+"""The Redis commands (dualio/redis/commands.py)."""
 DRIVER: Substitutions = [
     (r"\bAsyncGenerator, Awaitable, ", ""),
     (r"\bAsyncGenerator\[(\w+), None\]", r"Generator[\1, None, None]"),
@@ -64,6 +72,13 @@ FILES: dict[str, tuple[str, str, Substitutions]] = {
         "GENERATED from dualio/service_methods.py by dualio/devtools/unasync.py: do not edit.\n"
         'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
         FACE,
+    ),
+    "dualio/redis/commands.py": (
+        "dualio_sync/redis/commands.py",
+        '"""The Redis commands of the blocking face, and ``redis://`` URLs.\n\n'
+        "GENERATED from dualio/redis/commands.py by dualio/devtools/unasync.py: do not edit.\n"
+        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
+        REDIS,
     ),
     "transports/async_driver.py": (
         "transports/blocking/driver.py",

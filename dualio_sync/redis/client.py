@@ -1,0 +1,83 @@
+"""The blocking Redis face: ``with Redis() as r: r.set("k", "v")``."""
+
+from __future__ import annotations
+
+import ssl
+from typing import Literal, overload
+
+from dualio_sync.face_connection import FaceConnection, TransportName, check_transport
+from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, S, redis_protocol
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
+from dualio_transports.policy.timeouts import check_timeout
+
+__all__ = ["Redis"]
+
+
+class Redis(RedisCommands[S], FaceConnection):
+    """A blocking Redis client (RESP3, Redis 6 or newer) over one connection, connected
+    here (closed by ``close()`` or ``with``).
+
+    ``transport="blocking"`` (default) reads and writes the socket from the calling
+    threads; ``transport="portal"`` runs the native asyncio transport on the process's
+    portal thread. Until the transports keep every command's start and write in order,
+    use one ``Redis`` from one thread at a time on ``"blocking"`` (docs/redis.md).
+    ``password`` (and ``username``, for an ACL user) authenticate with HELLO, ``db`` is
+    SELECTed and ``client_name`` set on every connection. ``decode_responses=True``
+    returns ``str`` where Redis sends strings (``Redis[str]``; otherwise ``bytes``).
+    A lost connection is opened again by the next call (in a forked child too), and
+    commands safe to repeat are retried, as ``retry`` allows.
+
+    Method names, parameters and defaults are those of ``dualio.redis.Redis``.
+    """
+
+    @overload
+    def __init__(
+        self: Redis[bytes], host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
+        password: str | None = None, username: str | None = None, db: int = 0,
+        client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
+        tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[False] = False,
+        transport: TransportName = "blocking",
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Redis[str], host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
+        password: str | None = None, username: str | None = None, db: int = 0,
+        client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
+        tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[True],
+        transport: TransportName = "blocking",
+    ) -> None: ...
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        *,
+        password: str | None = None,
+        username: str | None = None,
+        db: int = 0,
+        client_name: str | None = None,
+        timeout: float | None = 30.0,
+        connect_timeout: float | None = 10.0,
+        tls: ssl.SSLContext | None = None,
+        server_hostname: str | None = None,
+        keepalive: float | None = 15.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        decode_responses: bool = False,
+        transport: TransportName = "blocking",
+    ) -> None:
+        check_transport(transport)
+        check_timeout("timeout", timeout)
+        protocol = redis_protocol(username, password, client_name, db)
+        options = ConnectOptions(
+            host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
+        )
+        self.decode_responses = bool(decode_responses)
+        self.db = db
+        self._setup(
+            options, timeout=timeout, retry=retry, lazy=False, on_state=None, on_request=None,
+            on_response=None, transport=transport,
+        )
