@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_blocking_face_loads_no_event_loop_library() -> None:
-    probe = "import sys, dualio_sync; print(sorted({'asyncio', 'anyio', 'trio'} & set(sys.modules)))"
+    probe = ("import sys, dualio_sync, dualio_sync.redis; "
+             "print(sorted({'asyncio', 'anyio', 'trio'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
 

@@ -1,15 +1,35 @@
-"""Both faces expose the same service methods, parameters and defaults."""
+"""Both faces of each protocol expose the same methods, parameters and defaults: dualio's
+``Client`` and ``AsyncClient``, and the Redis faces, ``dualio_sync.redis.Redis`` and
+``dualio.redis.Redis``."""
 
 from __future__ import annotations
 
 import inspect
 
+import pytest
+
 from dualio import AsyncClient
+from dualio.redis import Redis as AsyncRedis
 from dualio_sync import Client
+from dualio_sync.redis import Redis as SyncRedis
+from dualio_transports.policy.retry import DEFAULT_RETRY
 
 LIFECYCLE = {"close", "aclose", "open", "closed", "from_url"}
 ASYNC_ONLY_INIT = {"emulation", "max_workers", "executor"}
-TRANSPORT_DEFAULTS = {"Client": "blocking", "AsyncClient": "native"}  # each face has its own transports
+TRANSPORT_DEFAULTS = {"blocking": "blocking", "async": "native"}  # each face has its own transports
+FACES = [
+    pytest.param(Client, AsyncClient, id="dualio"),
+    pytest.param(SyncRedis, AsyncRedis, id="redis"),
+]
+STREAMS = {Client: {"words"}, SyncRedis: set()}
+METHODS = {
+    Client: {"echo", "upper", "sleep", "blob", "words", "stats", "ping", "call"},
+    SyncRedis: {
+        "execute", "get", "set", "mget", "mset", "incr", "incrby", "delete", "exists", "expire", "ttl",
+        "hget", "hset", "hgetall", "hdel", "lpush", "rpush", "lpop", "rpop", "lrange", "sadd", "srem",
+        "smembers", "zadd", "zrange", "publish", "ping",
+    },
+}
 
 
 def public_methods(cls: type) -> set[str]:
@@ -23,44 +43,60 @@ def shape(fn: object) -> list[tuple[str, object, object]]:
     return [(p.name, p.kind, p.default) for p in signature.parameters.values()]
 
 
-def test_same_method_names() -> None:
-    assert public_methods(Client) == public_methods(AsyncClient)
-    assert public_methods(Client) >= {
-        "echo", "upper", "sleep", "blob", "words", "stats", "ping", "call",
-    }
+@pytest.mark.parametrize(("sync", "async_"), FACES)
+def test_same_method_names(sync: type, async_: type) -> None:
+    assert public_methods(sync) == public_methods(async_)
+    assert public_methods(sync) == METHODS[sync]
 
 
-def test_same_parameters_and_defaults() -> None:
-    for name in public_methods(Client):
-        assert shape(getattr(Client, name)) == shape(getattr(AsyncClient, name)), name
+@pytest.mark.parametrize(("sync", "async_"), FACES)
+def test_same_parameters_and_defaults(sync: type, async_: type) -> None:
+    for name in public_methods(sync):
+        assert shape(getattr(sync, name)) == shape(getattr(async_, name)), name
 
 
-def test_async_methods_are_coroutines_except_the_stream() -> None:
-    for name in public_methods(AsyncClient):
-        is_coroutine = inspect.iscoroutinefunction(getattr(AsyncClient, name))
-        assert is_coroutine == (name != "words"), name
+@pytest.mark.parametrize(("sync", "async_"), FACES)
+def test_async_methods_are_coroutines_except_the_streams(sync: type, async_: type) -> None:
+    for name in public_methods(async_):
+        is_coroutine = inspect.iscoroutinefunction(getattr(async_, name))
+        assert is_coroutine == (name not in STREAMS[sync]), name
+    for name in public_methods(sync):
+        assert not inspect.iscoroutinefunction(getattr(sync, name)), name
 
 
-def test_constructor_extends_the_sync_one() -> None:
+@pytest.mark.parametrize(("sync", "async_"), FACES)
+def test_constructor_extends_the_sync_one(sync: type, async_: type) -> None:
     """The same parameters in the same order, ``transport`` last of the shared ones; only
     its default differs (each face chooses among its own transports)."""
-    sync = shape(Client.__init__)
-    async_ = shape(AsyncClient.__init__)
-    assert sync[-1][:2] == async_[len(sync) - 1][:2] == ("transport", inspect.Parameter.KEYWORD_ONLY)
-    assert (sync[-1][2], async_[len(sync) - 1][2]) == (TRANSPORT_DEFAULTS["Client"],
-                                                       TRANSPORT_DEFAULTS["AsyncClient"])
-    assert async_[: len(sync) - 1] == sync[:-1]
-    assert {name for name, _, _ in async_[len(sync) :]} == ASYNC_ONLY_INIT
+    sync_init = shape(sync.__init__)
+    async_init = shape(async_.__init__)
+    last = ("transport", inspect.Parameter.KEYWORD_ONLY)
+    assert sync_init[-1][:2] == async_init[len(sync_init) - 1][:2] == last
+    assert (sync_init[-1][2], async_init[len(sync_init) - 1][2]) == (TRANSPORT_DEFAULTS["blocking"],
+                                                                     TRANSPORT_DEFAULTS["async"])
+    assert async_init[: len(sync_init) - 1] == sync_init[:-1]
+    assert {name for name, _, _ in async_init[len(sync_init) :]} == ASYNC_ONLY_INIT
 
 
-def test_return_annotations_match_apart_from_async() -> None:
-    for name in public_methods(Client) - {"words"}:
-        sync = inspect.signature(getattr(Client, name)).return_annotation
-        async_ = inspect.signature(getattr(AsyncClient, name)).return_annotation
-        assert sync == async_, name
+def test_the_redis_constructor() -> None:
+    assert [(name, default) for name, _, default in shape(SyncRedis.__init__)][1:] == [
+        ("host", "127.0.0.1"), ("port", 6379), ("password", None), ("username", None), ("db", 0),
+        ("client_name", None), ("timeout", 30.0), ("connect_timeout", 10.0), ("tls", None),
+        ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
+        ("decode_responses", False), ("transport", "blocking"),
+    ]
+
+
+@pytest.mark.parametrize(("sync", "async_"), FACES)
+def test_return_annotations_match_apart_from_async(sync: type, async_: type) -> None:
+    for name in public_methods(sync) - STREAMS[sync]:
+        sync_return = inspect.signature(getattr(sync, name)).return_annotation
+        async_return = inspect.signature(getattr(async_, name)).return_annotation
+        assert sync_return == async_return, name
     assert inspect.signature(Client.words).return_annotation == "Iterator[str]"
     assert inspect.signature(AsyncClient.words).return_annotation == "AsyncIterator[str]"
 
 
-def test_both_faces_are_made_from_a_url_the_same_way() -> None:
-    assert shape(Client.from_url) == shape(AsyncClient.from_url)
+@pytest.mark.parametrize(("sync", "async_"), FACES)
+def test_both_faces_are_made_from_a_url_the_same_way(sync: type, async_: type) -> None:
+    assert shape(sync.from_url) == shape(async_.from_url)

@@ -1,0 +1,380 @@
+"""Both Redis faces, against a real redis-server, on every transport configuration the
+contract suite runs (tests/contract/faces.py ``TRANSPORTS``): each case runs once per
+transport, on that transport's anyio backend.
+
+Concurrent calls on one connection are tried on the async native and anyio transports
+only. The transports do not yet keep every path's start and write in order, which a
+protocol answered in order needs (docs/architecture.md §1.5): on the blocking transport
+(the blocking face, and the emulation, which drives it from worker threads) concurrent
+commands may be written in another order than they were started, so their replies could
+reach the wrong callers. There, the cases make their calls one after another.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import pytest
+
+from dualio import AuthenticationError, DualioTimeout, RemoteError, UsageError
+from dualio.redis import Redis as AsyncRedis
+from dualio.redis import RedisError
+from dualio_sync.redis import Redis as SyncRedis
+from dualio_sync.redis.commands import RedisCommands, parse_url
+from dualio_transports.wire.request import Request
+from tests.contract.faces import TRANSPORTS, UVLOOP, Backend, Transport
+from tests.redis_server import PASSWORD, RedisServer, redis_auth_server, redis_server
+
+__all__ = ["redis_auth_server", "redis_server"]  # the fixtures, used by name
+
+F = TypeVar("F", bound=Callable[..., Any])
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
+
+CONCURRENT = ("native-asyncio", "anyio-asyncio", "native-trio", "native-uvloop")
+"""The transports whose unary calls keep start and write in order (the asyncio fast path,
+the anyio transport): the only ones concurrent calls on one connection are tried on."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "transport" not in metafunc.fixturenames:
+        return
+    chosen = list(TRANSPORTS)
+    if getattr(metafunc.function, "concurrent", False):
+        chosen = [t for t in chosen if t.id in CONCURRENT]
+    no_uvloop = pytest.mark.skipif(
+        importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
+    )
+    metafunc.parametrize("transport", [
+        pytest.param(t, id=t.id, marks=[no_uvloop] if t.backend == UVLOOP else []) for t in chosen
+    ])
+
+
+def concurrent(case: F) -> F:
+    """A case of concurrent calls on one connection: it runs on ``CONCURRENT`` only."""
+    case.concurrent = True  # type: ignore[attr-defined]
+    return case
+
+
+@pytest.fixture
+def anyio_backend(transport: Transport) -> Backend:
+    return transport.backend
+
+
+class Face:
+    """A Redis client of either face, its methods as coroutines: the blocking face's run
+    in a worker thread each, so its own timeouts and errors are what a case sees."""
+
+    def __init__(self, client: AsyncRedis[Any] | SyncRedis[Any]) -> None:
+        self.client = client
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.client, name)
+        if isinstance(self.client, AsyncRedis):
+            return method  # type: ignore[no-any-return]
+
+        async def run(*args: Any, **kwargs: Any) -> Any:
+            return await anyio.to_thread.run_sync(functools.partial(method, *args, **kwargs))
+
+        return run
+
+    async def aclose(self) -> None:
+        if isinstance(self.client, AsyncRedis):
+            await self.client.aclose()
+        else:
+            await anyio.to_thread.run_sync(self.client.close)
+
+
+async def connect(transport: Transport, server: RedisServer, **options: Any) -> Face:
+    """An open client of ``server`` on ``transport`` (short default timeouts)."""
+    options.setdefault("timeout", 5.0)
+    options.setdefault("connect_timeout", 5.0)
+    if transport.is_sync:
+        client: Any = await anyio.to_thread.run_sync(functools.partial(
+            SyncRedis, *server.address, transport=transport.sync_transport, **options
+        ))
+        return Face(client)
+    async_client: AsyncRedis[Any] = AsyncRedis(*server.address, **(transport.options or {}), **options)
+    await async_client.open()
+    return Face(async_client)
+
+
+async def from_url(transport: Transport, url: str, **options: Any) -> Face:
+    if transport.is_sync:
+        client: Any = await anyio.to_thread.run_sync(functools.partial(
+            SyncRedis.from_url, url, transport=transport.sync_transport, **options
+        ))
+        return Face(client)
+    async_client: AsyncRedis[Any] = AsyncRedis.from_url(url, **(transport.options or {}), **options)
+    await async_client.open()
+    return Face(async_client)
+
+
+@pytest.fixture
+async def r(redis_server: RedisServer, transport: Transport) -> AsyncIterator[Face]:
+    face = await connect(transport, redis_server)
+    try:
+        yield face
+    finally:
+        await face.aclose()
+
+
+@pytest.fixture
+def key(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """Keys of this case alone (every case shares the session's server)."""
+    return lambda name: f"{request.node.nodeid}:{name}"
+
+
+async def test_strings(r: Face, key: Callable[[str], str]) -> None:
+    a, b, n = key("a"), key("b"), key("n")
+    assert await r.get(a) is None
+    assert await r.set(a, "1") is True
+    assert await r.get(a) == b"1"
+    assert await r.set(a, b"2", nx=True) is False  # NX: it exists
+    assert await r.set(b, 3, xx=True) is False  # XX: it does not
+    assert await r.set(b, 3.5, ex=100) is True
+    assert 0 < await r.ttl(b) <= 100
+    assert await r.set(b, "x", px=50_000) is True
+    assert 0 < await r.ttl(b) <= 50
+    assert await r.ttl(a) == -1 and await r.ttl(key("none")) == -2
+    assert await r.mget(a, key("none"), b) == [b"1", None, b"x"]
+    assert await r.mset({a: "m", n: 10}) is None
+    assert await r.incr(n) == 11
+    assert await r.incrby(n, -20) == -9
+    assert await r.exists(a, b, key("none"), a) == 3
+    assert await r.expire(a, 100) is True
+    assert await r.expire(key("none"), 100) is False
+    assert await r.delete(a, b, key("none")) == 2
+    assert await r.exists(a) == 0
+
+
+async def test_hashes(r: Face, key: Callable[[str], str]) -> None:
+    h = key("h")
+    assert await r.hset(h, {"f": 1, b"g": "two"}) == 2
+    assert await r.hset(h, {"f": 3}) == 0  # updated, not new
+    assert await r.hget(h, "f") == b"3"
+    assert await r.hget(h, "none") is None
+    assert await r.hgetall(h) == {b"f": b"3", b"g": b"two"}
+    assert await r.hdel(h, "f", "none") == 1
+    assert await r.hgetall(key("none")) == {}
+
+
+async def test_lists(r: Face, key: Callable[[str], str]) -> None:
+    lst = key("l")
+    assert await r.rpush(lst, 1, 2) == 2
+    assert await r.lpush(lst, "b", "a") == 4  # each pushed at the head in turn
+    assert await r.lrange(lst, 0, -1) == [b"a", b"b", b"1", b"2"]
+    assert await r.lpop(lst) == b"a"
+    assert await r.rpop(lst) == b"2"
+    assert await r.lrange(lst, 0, 0) == [b"b"]
+    assert await r.lpop(key("none")) is None
+
+
+async def test_sets_and_sorted_sets(r: Face, key: Callable[[str], str]) -> None:
+    s, z = key("s"), key("z")
+    assert await r.sadd(s, "a", "b", "a") == 2
+    assert await r.srem(s, "a", "none") == 1
+    assert await r.smembers(s) == {b"b"}
+    assert await r.smembers(key("none")) == set()
+    assert await r.zadd(z, {"m": 2.5, "n": 1, "o": -1}) == 3
+    assert await r.zadd(z, {"m": 0}) == 0  # a new score, not a new member
+    assert await r.zrange(z, 0, -1) == [b"o", b"m", b"n"]
+    assert await r.zrange(z, 0, 1, withscores=True) == [(b"o", -1.0), (b"m", 0.0)]
+
+
+async def test_publish_ping_and_any_command(r: Face, key: Callable[[str], str]) -> None:
+    assert await r.publish(key("channel"), "hi") == 0  # nobody subscribes
+    assert 0 <= await r.ping() < 5
+    assert await r.execute("ECHO", b"\x00raw") == b"\x00raw"
+    assert await r.execute("SET", key("e"), 5) == b"OK"
+    assert await r.execute("INCRBYFLOAT", key("e"), "0.5") == b"5.5"
+    assert await r.execute("CONFIG", "GET", "save") == {b"save": b""}  # a map
+    for refused in (("SUBSCRIBE", "c"), ("BLPOP", "l", 1), ("XREAD", "BLOCK", 0, "STREAMS", "s", "$"),
+                    ("SELECT", 1), ("HELLO", 2), ("AUTH", "x"), ("QUIT",)):
+        with pytest.raises(UsageError):
+            await r.execute(*refused)
+    with pytest.raises(ValueError):
+        await r.execute()
+    assert await r.get(key("e")) == b"5.5"  # nothing refused was sent
+
+
+async def test_decode_responses(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    r = await connect(transport, redis_server, decode_responses=True)
+    try:
+        await r.mset({key("a"): "é", key("b"): 2})
+        assert await r.get(key("a")) == "é"
+        assert await r.mget(key("a"), key("b"), key("none")) == ["é", "2", None]
+        await r.hset(key("h"), {"f": "v"})
+        assert await r.hgetall(key("h")) == {"f": "v"}
+        await r.sadd(key("s"), "m")
+        assert await r.smembers(key("s")) == {"m"}
+        await r.zadd(key("z"), {"m": 1})
+        assert await r.zrange(key("z"), 0, -1, withscores=True) == [("m", 1.0)]
+        await r.rpush(key("l"), "x")
+        assert await r.lrange(key("l"), 0, -1) == ["x"]
+        assert await r.lpop(key("l")) == "x"
+        assert await r.execute("CONFIG", "GET", "save") == {"save": ""}
+        assert await r.incr(key("b")) == 3
+    finally:
+        await r.aclose()
+
+
+async def test_a_password_authenticates_and_a_wrong_one_is_refused(
+    redis_auth_server: RedisServer, transport: Transport, key: Callable[[str], str],
+) -> None:
+    r = await connect(transport, redis_auth_server, password=PASSWORD, client_name="dualio-tests")
+    try:
+        assert await r.set(key("a"), "v") is True
+        assert await r.execute("CLIENT", "GETNAME") == b"dualio-tests"
+    finally:
+        await r.aclose()
+    r = await connect(transport, redis_auth_server, password=PASSWORD, username="default")
+    try:
+        assert await r.get(key("a")) == b"v"
+    finally:
+        await r.aclose()
+    with pytest.raises(AuthenticationError):
+        await connect(transport, redis_auth_server, password="wrong")
+    with pytest.raises(AuthenticationError):  # none at all: NOAUTH
+        r = await connect(transport, redis_auth_server)
+        await r.get(key("a"))
+
+
+async def test_db_selects_a_database(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    zero, three = await connect(transport, redis_server), await connect(transport, redis_server, db=3)
+    try:
+        await three.set(key("a"), "in 3")
+        assert await zero.get(key("a")) is None
+        assert await three.get(key("a")) == b"in 3"
+        client_info = await three.execute("CLIENT", "INFO")
+        assert b" db=3 " in client_info
+    finally:
+        await zero.aclose()
+        await three.aclose()
+
+
+async def test_an_error_reply_fails_that_call_only(r: Face, key: Callable[[str], str]) -> None:
+    await r.set(key("s"), "text")
+    with pytest.raises(RedisError) as caught:
+        await r.incr(key("s"))
+    assert isinstance(caught.value, RemoteError)
+    assert caught.value.prefix == "ERR" and "not an integer" in caught.value.message
+    with pytest.raises(RedisError) as wrong_type:
+        await r.lpush(key("s"), "x")
+    assert wrong_type.value.prefix == "WRONGTYPE"
+    assert await r.get(key("s")) == b"text"  # the connection answers as before
+    assert not r.client.closed
+
+
+async def test_a_timed_out_command_s_late_reply_is_dropped(r: Face, key: Callable[[str], str]) -> None:
+    await r.set(key("a"), "mine")
+    with pytest.raises(DualioTimeout):
+        await r.execute("DEBUG", "SLEEP", "0.5", timeout=0.1)
+    # the server answers DEBUG SLEEP first (+OK, read and dropped), then this GET
+    assert await r.get(key("a"), timeout=5) == b"mine"
+    assert await r.incr(key("n"), timeout=5) == 1
+    assert not r.client.closed
+    assert r.client._conn is not None and r.client._conn.dropped >= 1
+
+
+async def test_from_url(
+    redis_auth_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    host, port = redis_auth_server.address
+    r = await from_url(transport, f"redis://:{PASSWORD}@{host}:{port}/2?decode_responses=1&timeout=5")
+    try:
+        assert r.client.db == 2 and r.client.decode_responses and r.client.timeout == 5
+        await r.set(key("a"), "v")
+        assert await r.get(key("a")) == "v"
+        assert b" db=2 " in (await r.execute("CLIENT", "INFO")).encode()
+    finally:
+        await r.aclose()
+
+
+@concurrent
+async def test_concurrent_gets_each_get_their_own_value(r: Face, key: Callable[[str], str]) -> None:
+    """Many concurrent GETs share the one connection (pipelined); each gets its own
+    key's value. Only on the transports that keep start and write in order (above)."""
+    count = 200
+    await r.mset({key(str(i)): f"value-{i}" for i in range(count)})
+    got: dict[int, Any] = {}
+
+    async def get(i: int) -> None:
+        got[i] = await r.get(key(str(i)))
+
+    async with anyio.create_task_group() as tasks:
+        for i in range(count):
+            tasks.start_soon(get, i)
+    assert got == {i: f"value-{i}".encode() for i in range(count)}
+
+
+@concurrent
+async def test_a_cancelled_command_s_reply_is_dropped_too(r: Face, key: Callable[[str], str]) -> None:
+    await r.set(key("a"), "mine")
+    with anyio.move_on_after(0.1):
+        await r.execute("DEBUG", "SLEEP", "0.5")
+    assert await r.get(key("a")) == b"mine"
+    assert not r.client.closed
+
+
+# -- no server: the URL, the arguments, what is sent again ---------------------------
+
+
+def test_parse_url() -> None:
+    assert parse_url("redis://localhost") == {"host": "localhost", "port": 6379}
+    assert parse_url("redis://u:p%40ss@h:1234/5?timeout=none&client_name=me") == {
+        "host": "h", "port": 1234, "username": "u", "password": "p@ss", "db": 5, "timeout": None,
+        "client_name": "me",
+    }
+    assert parse_url("redis://:pw@h")["password"] == "pw"
+    assert parse_url("redis://pw@h")["password"] == "pw"  # redis-py reads it so too
+    assert "tls" in parse_url("rediss://h")
+    for bad in ("http://h", "redis://", "redis://h/x", "redis://h?nope=1", "redis://h:99999"):
+        with pytest.raises(ValueError):
+            parse_url(bad)
+
+
+@pytest.mark.parametrize("face", [AsyncRedis, SyncRedis])
+def test_arguments_are_checked_before_connecting(face: type[Any]) -> None:
+    for options, error in (
+        ({"username": "u"}, ValueError),  # a username without a password
+        ({"db": -1}, ValueError),
+        ({"db": "1"}, TypeError),
+        ({"password": 1}, TypeError),
+        ({"transport": "nope"}, ValueError),
+        ({"timeout": -1}, ValueError),
+    ):
+        with pytest.raises(error):
+            face(port=1, **options)
+
+
+class Sent(RedisCommands[bytes]):
+    """The commands' requests, not sent."""
+
+    decode_responses = False
+
+    def _call(self, request: Request[Any], timeout: object) -> Any:
+        return request
+
+
+def test_only_what_is_safe_to_send_twice_is_idempotent() -> None:
+    s: Any = Sent()
+    safe = [s.get("k"), s.mget("k"), s.set("k", 1), s.set("k", 1, xx=True, ex=5), s.mset({"k": 1}),
+            s.delete("k"), s.exists("k"), s.expire("k", 1), s.ttl("k"), s.hget("h", "f"), s.hgetall("h"),
+            s.lrange("l", 0, 1), s.smembers("s"), s.zrange("z", 0, 1), s.zrange("z", 0, 1, withscores=True)]
+    unsafe = [s.set("k", 1, nx=True), s.incr("k"), s.incrby("k", 2), s.hset("h", {"f": 1}), s.hdel("h", "f"),
+              s.lpush("l", 1), s.rpush("l", 1), s.lpop("l"), s.rpop("l"), s.sadd("s", 1), s.srem("s", 1),
+              s.zadd("z", {"m": 1}), s.publish("c", "m"), s.execute("GET", "k")]
+    assert [(r.method, r.idempotent) for r in safe] == [(r.method, True) for r in safe]
+    assert [(r.method, r.idempotent) for r in unsafe] == [(r.method, False) for r in unsafe]
+    assert s.set("k", "v", ex=5, nx=True).args == (
+        b"*6\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nEX\r\n$1\r\n5\r\n$2\r\nNX\r\n"
+    )
