@@ -1,7 +1,9 @@
 """Every ```python block in README.md and docs/*.md runs as written.
 
 The snippets talk to ``127.0.0.1:7878``, so one real server (``python -m dualio
-serve --port 7878``) is started for this module. Each snippet runs in a fresh
+serve --port 7878``) is started for this module; those of docs/redis.md talk to a
+redis-server on ``127.0.0.1:6379``, started for them (skipped, with the reason, when
+redis-server is not installed). Each snippet runs in a fresh
 interpreter of its own, with a time limit: top-level ``await`` / ``async with`` /
 ``async for`` are compiled with ``ast.PyCF_ALLOW_TOP_LEVEL_AWAIT`` and the
 resulting coroutine runs under ``asyncio.run`` (under ``trio.run`` when the
@@ -24,10 +26,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess, start_server
+from tests.redis_server import NOT_INSTALLED, REDIS_SERVER, RedisServer, start_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 HOST, PORT = "127.0.0.1", 7878
+REDIS_PORT = 6379
+REDIS_DOCS = {"redis.md"}  # the pages whose snippets talk to Redis
 SNIPPET_TIMEOUT = 20.0
 PYTHON_FENCES = {"python", "py", "python3"}
 NOT_RUN = re.compile(r"^\s*<!--\s*not-run:\s*(?P<reason>.*?)\s*-->\s*$")
@@ -132,11 +137,31 @@ def docs_server() -> Iterator[ServerProcess]:
     assert server.stop() == 0, "\n".join(server.log)
 
 
+@pytest.fixture(scope="module")
+def docs_redis() -> Iterator[RedisServer]:
+    """The redis-server docs/redis.md's snippets expect, on 127.0.0.1:6379."""
+    if REDIS_SERVER is None:
+        pytest.skip(NOT_INSTALLED)
+    try:
+        server = start_redis(port=REDIS_PORT)
+    except RuntimeError as exc:
+        failure = str(exc)
+    else:
+        failure = ""
+    if failure:
+        pytest.fail(f"cannot start the docs' redis-server on {HOST}:{REDIS_PORT}, the address the "
+                    f"snippets use; is something else listening there?\n{failure}", pytrace=False)
+    yield server
+    server.stop()
+
+
 @pytest.mark.timeout(SNIPPET_TIMEOUT + 15)
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.name)
-def test_snippet_runs(snippet: Snippet, docs_server: ServerProcess) -> None:
+def test_snippet_runs(snippet: Snippet, docs_server: ServerProcess, request: pytest.FixtureRequest) -> None:
     if snippet.not_run is not None:
         pytest.skip(f"not-run: {snippet.not_run}")
+    if snippet.path.name in REDIS_DOCS:
+        request.getfixturevalue("docs_redis")
     # Leading blank lines make the snippet's line numbers the Markdown file's, so a
     # traceback points at the line in the doc.
     source = "\n" * snippet.line + snippet.source
