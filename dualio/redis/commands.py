@@ -27,6 +27,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from dualio.face_calls import AsyncCalls
 from dualio_transports.policy.timeouts import UNSET, Unset
+from dualio_transports.policy.url import _number  # dualio:// URLs read seconds the same way
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.resp import Value, encode_command, parse
@@ -115,13 +116,6 @@ def redis_protocol(
     )
     make()  # a ValueError now for a username without a password, or a negative db
     return make
-
-
-def _number(key: str, value: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"{key} must be a number, got {value!r}") from None
 
 
 def _text(value: Value) -> Value:
