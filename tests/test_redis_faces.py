@@ -2,12 +2,10 @@
 contract suite runs (tests/contract/faces.py ``TRANSPORTS``): each case runs once per
 transport, on that transport's anyio backend.
 
-Concurrent calls on one connection are tried on the async native and anyio transports
-only. The transports do not yet keep every path's start and write in order, which a
-protocol answered in order needs (docs/architecture.md §1.5): on the blocking transport
-(the blocking face, and the emulation, which drives it from worker threads) concurrent
-commands may be written in another order than they were started, so their replies could
-reach the wrong callers. There, the cases make their calls one after another.
+Concurrent calls on one connection run on every transport too: a protocol answered in
+order needs each call's place in the order of answers and its request's bytes kept
+together, which every transport does (docs/architecture.md §1.5); the blocking face's
+calls come from worker threads, so they are concurrent calls from several threads.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -32,32 +30,18 @@ from tests.redis_server import PASSWORD, RedisServer, redis_auth_server, redis_s
 
 __all__ = ["redis_auth_server", "redis_server"]  # the fixtures, used by name
 
-F = TypeVar("F", bound=Callable[..., Any])
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
-
-CONCURRENT = ("native-asyncio", "anyio-asyncio", "native-trio", "native-uvloop")
-"""The transports whose unary calls keep start and write in order (the asyncio fast path,
-the anyio transport): the only ones concurrent calls on one connection are tried on."""
-
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "transport" not in metafunc.fixturenames:
         return
     chosen = list(TRANSPORTS)
-    if getattr(metafunc.function, "concurrent", False):
-        chosen = [t for t in chosen if t.id in CONCURRENT]
     no_uvloop = pytest.mark.skipif(
         importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
     )
     metafunc.parametrize("transport", [
         pytest.param(t, id=t.id, marks=[no_uvloop] if t.backend == UVLOOP else []) for t in chosen
     ])
-
-
-def concurrent(case: F) -> F:
-    """A case of concurrent calls on one connection: it runs on ``CONCURRENT`` only."""
-    case.concurrent = True  # type: ignore[attr-defined]
-    return case
 
 
 @pytest.fixture
@@ -299,10 +283,9 @@ async def test_from_url(
         await r.aclose()
 
 
-@concurrent
 async def test_concurrent_gets_each_get_their_own_value(r: Face, key: Callable[[str], str]) -> None:
     """Many concurrent GETs share the one connection (pipelined); each gets its own
-    key's value. Only on the transports that keep start and write in order (above)."""
+    key's value."""
     count = 200
     await r.mset({key(str(i)): f"value-{i}" for i in range(count)})
     got: dict[int, Any] = {}
@@ -316,7 +299,6 @@ async def test_concurrent_gets_each_get_their_own_value(r: Face, key: Callable[[
     assert got == {i: f"value-{i}".encode() for i in range(count)}
 
 
-@concurrent
 async def test_a_cancelled_command_s_reply_is_dropped_too(r: Face, key: Callable[[str], str]) -> None:
     await r.set(key("a"), "mine")
     with anyio.move_on_after(0.1):

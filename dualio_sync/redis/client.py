@@ -20,8 +20,8 @@ class Redis(RedisCommands[S], FaceConnection):
 
     ``transport="blocking"`` (default) reads and writes the socket from the calling
     threads; ``transport="portal"`` runs the native asyncio transport on the process's
-    portal thread. Until the transports keep every command's start and write in order,
-    use one ``Redis`` from one thread at a time on ``"blocking"`` (docs/redis.md).
+    portal thread. Share one ``Redis`` between threads freely: their commands are
+    pipelined on the connection, and each reply reaches its caller in order.
     ``password`` (and ``username``, for an ACL user) authenticate with HELLO, ``db`` is
     SELECTed and ``client_name`` set on every connection. ``decode_responses=True``
     returns ``str`` where Redis sends strings (``Redis[str]``; otherwise ``bytes``).
