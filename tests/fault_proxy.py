@@ -204,6 +204,7 @@ class FaultProxy:
 
     def _pump(self, link: _Link, source: socket.socket, sink: socket.socket, upward: bool) -> None:
         slow_reading = False
+        usual_buffer = 0  # the receive buffer a slow reader shrank, given back once it is gone
         try:
             while True:
                 if not self._pause(link):
@@ -212,10 +213,14 @@ class FaultProxy:
                 size = _CHUNK
                 if upward and toxic is not None and toxic.kind == "slow_reader":
                     if not slow_reading:
+                        usual_buffer = source.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
                         source.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _SMALL_BUFFER)
                         slow_reading = True
                     size = max(1, int(toxic.value * _LOOK))
                     time.sleep(_LOOK)
+                elif slow_reading:  # the network is well again: the reader's buffer too
+                    source.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, usual_buffer // 2)
+                    slow_reading = False
                 source.settimeout(_LOOK * 5)
                 try:
                     data = source.recv(size)
