@@ -11,7 +11,6 @@ calls come from worker threads, so they are concurrent calls from several thread
 from __future__ import annotations
 
 import functools
-import importlib.util
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -25,7 +24,7 @@ from dualio.redis import RedisError
 from dualio_sync.redis import Redis as SyncRedis
 from dualio_sync.redis.commands import RedisCommands, parse_url
 from dualio_transports.wire.request import Request
-from tests.contract.faces import TRANSPORTS, UVLOOP, Backend, Transport
+from tests.contract.faces import Backend, Transport, parametrize_transports
 from tests.redis_server import PASSWORD, RedisServer, redis_auth_server, redis_server
 
 __all__ = ["redis_auth_server", "redis_server"]  # the fixtures, used by name
@@ -33,15 +32,7 @@ __all__ = ["redis_auth_server", "redis_server"]  # the fixtures, used by name
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "transport" not in metafunc.fixturenames:
-        return
-    chosen = list(TRANSPORTS)
-    no_uvloop = pytest.mark.skipif(
-        importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
-    )
-    metafunc.parametrize("transport", [
-        pytest.param(t, id=t.id, marks=[no_uvloop] if t.backend == UVLOOP else []) for t in chosen
-    ])
+    parametrize_transports(metafunc)
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ import functools
 import ssl
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Literal, Self, TypeVar, cast, overload
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import unquote
 
 from dualio_sync.face_calls import Calls
 from dualio_transports.policy.timeouts import UNSET, Unset
-from dualio_transports.policy.url import _number  # dualio:// URLs read seconds the same way
+from dualio_transports.policy.url import query_items, seconds, split_url
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.resp import Value, encode_command, parse
@@ -50,18 +50,7 @@ def parse_url(url: str) -> dict[str, Any]:
     stands for; ``rediss://`` is the same with TLS (the system's trusted certificates).
     Keys: ``timeout``, ``connect_timeout`` and ``keepalive`` (seconds, or ``none``),
     ``client_name``, ``decode_responses`` (``1``/``0``). Anything else is a ValueError."""
-    if not isinstance(url, str):
-        raise TypeError(f"url must be a str, not {type(url).__name__}")
-    parts = urlsplit(url)
-    if parts.scheme not in ("redis", "rediss"):
-        raise ValueError(f"not a redis:// or rediss:// URL: {url!r}")
-    if not parts.hostname:
-        raise ValueError(f"no host in {url!r}")
-    try:
-        port = parts.port or DEFAULT_PORT
-    except ValueError as exc:
-        raise ValueError(f"bad port in {url!r}: {exc}") from None
-    options: dict[str, Any] = {"host": parts.hostname, "port": port}
+    parts, options = split_url(url, ("redis", "rediss"), "redis:// or rediss://", DEFAULT_PORT)
     if parts.password is not None:
         options["password"] = unquote(parts.password)
         if parts.username:
@@ -73,11 +62,9 @@ def parse_url(url: str) -> dict[str, Any]:
         if not path.isdigit():
             raise ValueError(f"the path of a redis URL is the database's number, not {parts.path!r}")
         options["db"] = int(path)
-    for key, value in parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query)):
-        if key not in _URL_KEYS:
-            raise ValueError(f"unknown key {key!r} in {url!r}; known: {', '.join(sorted(_URL_KEYS))}")
+    for key, value in query_items(parts, url, _URL_KEYS):
         if key in _SECONDS:
-            options[key] = None if value.lower() == "none" else _number(key, value)
+            options[key] = seconds(key, value)
         elif key == "decode_responses":
             if value not in ("0", "1"):
                 raise ValueError(f"decode_responses must be 0 or 1, got {value!r}")

@@ -9,13 +9,12 @@ of truth for all of them.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
 from tests.conftest import ServerProcess
-from tests.contract.faces import TRANSPORTS, UVLOOP, Backend, Face, Transport
+from tests.contract.faces import Backend, Face, Transport, parametrize_transports
 from tests.scripted_peer import ScriptedPeer, Step
 
 
@@ -26,17 +25,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "transport" not in metafunc.fixturenames:
-        return
-    chosen = list(TRANSPORTS)
-    if metafunc.definition.get_closest_marker("async_only") is not None:
-        chosen = [t for t in chosen if not t.is_sync]
-    no_uvloop = pytest.mark.skipif(
-        importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
-    )
-    metafunc.parametrize("transport", [
-        pytest.param(t, id=t.id, marks=[no_uvloop] if t.backend == UVLOOP else []) for t in chosen
-    ])
+    async_only = metafunc.definition.get_closest_marker("async_only") is not None
+    parametrize_transports(metafunc, async_only=async_only)
 
 
 @pytest.fixture

@@ -11,12 +11,14 @@ threads.
 from __future__ import annotations
 
 import functools
+import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import anyio.to_thread
+import pytest
 
 from dualio import AsyncClient, ServerStats
 from dualio_sync import Client
@@ -263,3 +265,17 @@ TRANSPORTS: tuple[Transport, ...] = (
     Transport("thread-trio", "trio", {"transport": "emulated", "emulation": "thread"}),
     Transport("callback-trio", "trio", {"transport": "emulated", "emulation": "callback"}),
 )
+
+
+def parametrize_transports(metafunc: pytest.Metafunc, *, async_only: bool = False) -> None:
+    """Run a case that takes the ``transport`` fixture once per transport (the async ones
+    only, with ``async_only``), uvloop's skipped with the reason where it is not installed."""
+    if "transport" not in metafunc.fixturenames:
+        return
+    chosen = [t for t in TRANSPORTS if not (async_only and t.is_sync)]
+    no_uvloop = pytest.mark.skipif(
+        importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
+    )
+    metafunc.parametrize("transport", [
+        pytest.param(t, id=t.id, marks=[no_uvloop] if t.backend == UVLOOP else []) for t in chosen
+    ])

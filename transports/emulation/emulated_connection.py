@@ -303,12 +303,10 @@ class EmulatedConnection:
                 loop = asyncio.get_running_loop()
                 async with asyncio.timeout_at(None if until == NO_DEADLINE else on_clock(until, loop.time)):
                     return await work
-            with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as scope:
+            with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)):
                 return await work
-            if scope.cancelled_caught:
-                abandon()
-                raise expired()
-            raise AssertionError("unreachable: the work returned or raised")  # pragma: no cover
+            abandon()  # only the scope's deadline ends the block without a return or a raise
+            raise expired()
         except DualioTimeout:
             abandon()
             raise

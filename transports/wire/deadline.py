@@ -44,12 +44,6 @@ def on_clock(until: float, clock: Callable[[], float]) -> float:
     return until - time.monotonic() + clock()
 
 
-def later_by(until: float, seconds: float) -> float:
-    """``until`` moved ``seconds`` later (a backstop behind a deadline kept elsewhere); no
-    deadline stays none."""
-    return until if until == NO_DEADLINE else until + seconds
-
-
 class ItemDeadlines:
     """The deadlines of a stream's items: until the first item is taken, the stream's own
     deadline; after that, ``item_timeout`` from when each wait begins."""
