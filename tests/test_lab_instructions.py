@@ -163,3 +163,39 @@ def test_missing_valgrind_is_a_clear_error(
 def test_every_figure_runs_and_answers_right(name: str) -> None:
     """Each loop makes its calls on its fake peer and checks every answer (a wrong one raises)."""
     assert FIGURES[name].run(200, time.process_time) > 0
+
+
+def test_the_redis_figures_are_gated_each_beside_its_raw_floor() -> None:
+    for name in ("redis-sync", "redis-native", "redis-native-100"):
+        assert name in GATED
+        assert FIGURES[FIGURES[name].floor or ""].is_floor
+
+
+def test_the_fake_resp_peer_answers_as_a_redis_server_does() -> None:
+    """HELLO 3 is answered with a map the handshake accepts, every GET with the 16-byte
+    value, PING with PONG, anything else with an error; commands in one write, in order."""
+    from dualio.lab.instructions.fake_peers import GET_COMMAND, GET_REPLY, PAYLOAD, read_bulk, resp_answers
+    from dualio_transports.redis_protocol.client_protocol import _check_hello
+    from dualio_transports.redis_protocol.resp import ReplyReader, encode_command, parse
+
+    assert _check_hello(parse(resp_answers(encode_command("HELLO", 3)))) is None
+    assert resp_answers(GET_COMMAND * 3) == GET_REPLY * 3
+    assert read_bulk(GET_REPLY) == (PAYLOAD, len(GET_REPLY))
+    mixed = encode_command("GET", "other") + encode_command("PING") + encode_command("SET", "k", "v")
+    replies = [parse(raw) for _, raw in ReplyReader().feed(resp_answers(mixed + GET_COMMAND))]
+    assert replies[:2] == [PAYLOAD, b"PONG"] and replies[3] == PAYLOAD
+    assert "unknown command" in replies[2].text
+
+
+def test_the_real_server_loops_run_and_answer_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each loop of ``python -m dualio.lab.instructions.real_redis`` against a redis-server
+    it starts, without valgrind: the GETs answer the value set, and the server is stopped."""
+    from dualio.lab.instructions import real_redis
+
+    if real_redis.shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    with real_redis.running_server() as server:
+        monkeypatch.setenv(real_redis.ADDRESS, f"{server.host}:{server.port}")
+        for figure in real_redis.FIGURES.values():
+            assert figure.run(200, time.process_time) > 0
+    assert server.process.poll() is not None

@@ -9,6 +9,9 @@ cover the calls and nothing of set-up or teardown.
 Every dualio loop has a *raw* loop beside it: the least code that does the same with
 the same primitives (a socket and ``poll``; a future per call; a worker thread; a loop
 thread; a server Protocol that parses and answers), so dualio − raw is dualio's own.
+
+The Redis loops are GETs of a 16-byte value through the Redis faces (``dualio_sync.redis``
+and ``dualio.redis``), on a fake RESP3 peer, beside raw RESP loops.
 """
 
 from __future__ import annotations
@@ -23,26 +26,37 @@ from typing import Any
 from dualio.client import AsyncClient
 from dualio.lab.instructions.fake_peers import (
     ECHO_REQUEST,
+    GET_COMMAND,
+    KEY,
     PAYLOAD,
+    FakeRespSocket,
+    FakeRespTransport,
     FakeSocket,
     FakeTransport,
     FakeTrioStream,
     RawProtocol,
+    RawRespProtocol,
     ServerFeed,
     answers,
     anyio_connection,
     asyncio_connection,
     blocking_connection,
+    read_bulk,
     with_id,
 )
 from dualio.lab.peers import handwritten_frames
+from dualio.redis import Redis as AsyncRedis
 from dualio.server.async_model import _Connection
 from dualio.server.config import ServerConfig
 from dualio_sync.client import Client
+from dualio_sync.redis import Redis as BlockingRedis
+from dualio_transports.blocking.connection import BlockingConnection
+from dualio_transports.blocking.dialing import Connecting
 from dualio_transports.dualio_protocol.client_protocol import ClientProtocol
 from dualio_transports.dualio_protocol.frames import HEADER, HEADER_SIZE
 from dualio_transports.emulation.emulated_connection import EmulatedConnection, Strategy
 from dualio_transports.emulation.reader_thread_connection import ReaderThreadConnection
+from dualio_transports.interface import AsyncTransport
 from dualio_transports.portal import loop_thread
 from dualio_transports.portal.connection import PortalConnection
 from dualio_transports.portal.loop_thread import LoopThread
@@ -52,7 +66,7 @@ from dualio_transports.wire.failures import call_timeout
 Clock = Callable[[], float]
 
 
-def _check(answer: bytes) -> None:
+def _check(answer: bytes | None) -> None:
     if answer != PAYLOAD:
         raise AssertionError(f"wrong answer: {answer!r}")
 
@@ -112,7 +126,9 @@ def sync_dualio(calls: int, clock: Clock) -> float:
 
 # -- asyncio -------------------------------------------------------------------------------
 
-async def _per_call(call: Callable[[], Awaitable[bytes]], calls: int, in_flight: int, clock: Clock) -> float:
+async def _per_call(
+    call: Callable[[], Awaitable[bytes | None]], calls: int, in_flight: int, clock: Clock
+) -> float:
     each = calls // in_flight
 
     async def user() -> None:
@@ -317,6 +333,93 @@ def portal_dualio(calls: int, clock: Clock) -> float:
     client = Client("fake", 1, lazy=True, transport="portal")
     client._conn = PortalConnection(portal, portal.wait(made, None, call_timeout))
     return _blocking_calls(client, calls, clock)
+
+
+# -- Redis (RESP3) -------------------------------------------------------------------------
+
+class BlockingRedisOnFakePeer(BlockingRedis[bytes]):
+    """The blocking Redis face, its connection (made as the face's options say, RESP3
+    handshake included) on a :class:`FakeRespSocket` instead of a TCP socket."""
+
+    def _connect(self, until: float, connecting: Connecting | None = None) -> BlockingConnection:
+        self._life.connecting()
+        return blocking_connection(FakeRespSocket(), options=self._options)
+
+
+class AsyncRedisOnFakePeer(AsyncRedis[bytes]):
+    """The async Redis face, its asyncio fast path (made as the face's options say, RESP3
+    handshake included) on a :class:`FakeRespTransport` instead of a TCP socket."""
+
+    async def _connect(self, until: float) -> AsyncTransport:
+        self._life.connecting()
+        return await asyncio_connection(self._options, FakeRespTransport)
+
+
+def _raw_resp_get(sock: FakeSocket, poller: select.poll) -> bytes:
+    sock.send(GET_COMMAND)
+    while True:
+        try:
+            data = sock.recv(65536)
+            break
+        except BlockingIOError:
+            poller.poll(None)
+    return read_bulk(data)[0]
+
+
+def redis_sync_raw(calls: int, clock: Clock) -> float:
+    """The least a blocking Redis client does per GET: send the command, poll, recv, read
+    the bulk string."""
+    sock = FakeRespSocket()
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    try:
+        started = clock()
+        for _ in range(calls):
+            _check(_raw_resp_get(sock, poller))
+        return (clock() - started) / calls
+    finally:
+        sock.close()
+
+
+def redis_sync_dualio(calls: int, clock: Clock) -> float:
+    """``dualio_sync.redis.Redis.get`` over the blocking transport."""
+    redis = BlockingRedisOnFakePeer("fake", 1)
+    try:
+        get = redis.get
+        started = clock()
+        for _ in range(calls):
+            _check(get(KEY))
+        return (clock() - started) / calls
+    finally:
+        redis.close()
+
+
+async def redis_native_raw(calls: int, in_flight: int, clock: Clock) -> float:
+    """The least an asyncio Redis client does per GET: a future per command, answered in
+    the order written."""
+    loop = asyncio.get_running_loop()
+    protocol = RawRespProtocol()
+    transport = FakeRespTransport(loop, protocol)
+    waiting = protocol.waiting
+
+    async def call() -> bytes:
+        future: asyncio.Future[bytes] = loop.create_future()
+        waiting.append(future)
+        transport.write(GET_COMMAND)
+        return await future
+
+    return await _per_call(call, calls, in_flight, clock)
+
+
+async def redis_native_dualio(calls: int, in_flight: int, clock: Clock) -> float:
+    """``dualio.redis.Redis.get`` over the asyncio fast path."""
+    redis = AsyncRedisOnFakePeer("fake", 1)
+    await redis.open()
+    try:
+        get = redis.get
+        return await _per_call(lambda: get(KEY), calls, in_flight, clock)
+    finally:
+        await redis.aclose()
 
 
 # -- the server ------------------------------------------------------------------------------

@@ -15,6 +15,10 @@ or the figure fails as not deterministic rather than giving a false verdict. The
 process runs with ``PYTHONHASHSEED=0``, the collector off, and a switch interval
 long enough that no thread is preempted on a timer.
 
+The ``redis-*`` figures are GETs of a 16-byte value through the Redis faces, on a fake
+RESP3 peer; ``python -m dualio.lab.instructions.real_redis`` counts the same calls against
+a real redis-server it starts (reported, never gated).
+
 Figures are spread over two callgrind processes run at once. ``--annotate FIGURE`` prints
 the C functions that cost that figure the most instructions per call (callgrind_annotate,
 self and inclusive), beside its raw loop's, sorted by the difference.
@@ -27,6 +31,7 @@ import asyncio
 import compileall
 import functools
 import gc
+import importlib
 import inspect
 import json
 import os
@@ -35,7 +40,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +54,8 @@ PROCESSES = 2
 """Callgrind processes run at once, each with its share of the figures."""
 ATTEMPTS = 3
 """Times a figure is counted before its estimates' disagreement fails it."""
+COMMAND = "dualio.lab.instructions"
+"""The module the measured processes run (``python -m``), with ``--child``."""
 
 
 @dataclass(frozen=True)
@@ -63,15 +70,14 @@ class Figure:
     ours: bool = True  # False: what dualio is compared with (asyncio.to_thread); reported, never judged
     seconds: float = 3.0  # about how long its loops take under callgrind (N = 400): balances the processes
     threads: bool = False  # its calls cross threads: runs after its process's figures that do not
+    module: str = "dualio.lab.instructions.call_loops"  # where its loop is
 
     @property
     def is_floor(self) -> bool:
         return self.floor is None
 
     def run(self, calls: int, clock: Callable[[], float]) -> float:
-        from dualio.lab.instructions import call_loops
-
-        loop = getattr(call_loops, self.loop)
+        loop = getattr(importlib.import_module(self.module), self.loop)
         if inspect.iscoroutinefunction(loop):
             return float(asyncio.run(loop(calls, *self.args, clock)))
         return float(loop(calls, *self.args, clock))
@@ -112,6 +118,20 @@ FIGURES = {figure.name: figure for figure in (
     Figure("server-100", "reference server (async model) per request, 100 frames per read",
            "server-100-raw", "server_dualio", (100,)),
     Figure("server-100-raw", "minimal protocol-v1 server, 100 frames per read", None, "server_raw", (100,)),
+    # Under callgrind about a millisecond passes between a GET's reply and the next GET, as long
+    # as the connection waits before it reads what a silent server may have sent (the idle
+    # check, IDLE_CHECK_AFTER): whether it reads first depends on time. Its estimates spread
+    # by up to 0.8 % (0.0 % and 98,556 per call with no idle read at all).
+    Figure("redis-sync", "dualio_sync.redis.Redis.get, blocking transport", "redis-sync-raw",
+           "redis_sync_dualio"),
+    Figure("redis-sync-raw", "send GET, poll, recv, read the bulk string", None, "redis_sync_raw"),
+    Figure("redis-native", "dualio.redis.Redis.get, asyncio fast path, 1 in flight", "redis-native-raw",
+           "redis_native_dualio", (1,)),
+    Figure("redis-native-raw", "asyncio Protocol, a future per GET, answered in order", None,
+           "redis_native_raw", (1,)),
+    Figure("redis-native-100", "dualio.redis.Redis.get, asyncio fast path, 100 in flight",
+           "redis-native-100-raw", "redis_native_dualio", (100,)),
+    Figure("redis-native-100-raw", "asyncio Protocol, 100 GETs in flight", None, "redis_native_raw", (100,)),
 )}
 NAMES = tuple(FIGURES)
 GATED = tuple(name for name, figure in FIGURES.items()
@@ -136,7 +156,7 @@ def _mark() -> float:
     return 0.0
 
 
-def child(names: list[str], calls: int) -> None:
+def child(names: list[str], calls: int, figures: Mapping[str, Figure] = FIGURES) -> None:
     """Run each figure's loops (N, 2N, N, 2N) and print, as JSON, which callgrind dump
     holds each loop: the k-th marker triggers dump k, holding what ran since marker k-1."""
     sys.setswitchinterval(100.0)  # threads switch when they block, never on a timer
@@ -149,7 +169,7 @@ def child(names: list[str], calls: int) -> None:
 
     plan: dict[str, list[tuple[int, int]]] = {}
     for name in names:
-        figure = FIGURES[name]
+        figure = figures[name]
         figure.run(2 * calls, clock)  # the loops that follow find the heap as grown as it gets
         loops = []
         for n in (calls, 2 * calls, calls, 2 * calls):
@@ -194,13 +214,14 @@ def valgrind() -> str:
 
 
 def _start(
-    names: list[str], calls: int, out: Path, env: dict[str, str] | None = None
+    names: list[str], calls: int, out: Path, env: dict[str, str] | None = None, module: str = COMMAND
 ) -> subprocess.Popen[str]:
+    """``python -m module --child names`` (a module whose main calls :func:`child`) under callgrind."""
     env = {**os.environ, **(env or {}), "PYTHONHASHSEED": "0"}
     command = [
         valgrind(), "--tool=callgrind", f"--dump-before={MARKER}", "--collect-systime=no",
         f"--callgrind-out-file={out}", "-q",
-        sys.executable, "-m", "dualio.lab.instructions", "--child", ",".join(names), "--calls", str(calls),
+        sys.executable, "-m", module, "--child", ",".join(names), "--calls", str(calls),
     ]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
@@ -224,12 +245,13 @@ def _split(names: list[str]) -> list[list[str]]:
 
 
 def _loops(
-    folder: Path, groups: list[list[str]], calls: int, env: dict[str, str] | None = None
+    folder: Path, groups: list[list[str]], calls: int, env: dict[str, str] | None = None,
+    module: str = COMMAND,
 ) -> Iterator[tuple[str, list[tuple[int, Path]]]]:
     """Run each group of figures in a callgrind process of its own, all at once; yield each
     figure's loops as (calls, the dump that counted them)."""
     started = [(group, folder / f"callgrind.{i}") for i, group in enumerate(groups)]
-    procs = [_start(group, calls, out, env) for group, out in started]
+    procs = [_start(group, calls, out, env, module) for group, out in started]
     for (group, out), proc in zip(started, procs, strict=True):
         stdout, stderr = proc.communicate()
         if proc.returncode != 0:
@@ -297,15 +319,15 @@ def count(
     return result
 
 
-def table(counts: dict[str, Count]) -> str:
-    lines = [f"{'figure':<18} {'instr/call':>11} {'raw floor':>10} {'× raw':>6} {'spread':>7}  what"]
+def table(counts: dict[str, Count], figures: Mapping[str, Figure] = FIGURES) -> str:
+    lines = [f"{'figure':<20} {'instr/call':>11} {'raw floor':>10} {'× raw':>6} {'spread':>7}  what"]
     for name, count in counts.items():
-        figure = FIGURES[name]
+        figure = figures[name]
         floor = counts.get(figure.floor) if figure.floor else None
         raw = f"{floor.per_call:>10,.0f}" if floor else f"{'':>10}"
         ratio = f"{count.per_call / floor.per_call:>6.2f}" if floor else f"{'':>6}"
         what = figure.what if count.attempt == 1 else f"{figure.what} (counted {count.attempt} times)"
-        lines.append(f"{name:<18} {count.per_call:>11,.0f} {raw} {ratio} {count.spread:>7.2%}  {what}")
+        lines.append(f"{name:<20} {count.per_call:>11,.0f} {raw} {ratio} {count.spread:>7.2%}  {what}")
     return "\n".join(lines)
 
 
@@ -445,7 +467,7 @@ class Verdict:
 def judge(baseline: dict[str, float], counts: dict[str, Count]) -> Verdict:
     """Every figure beside its baseline. Judged: dualio's deterministic figures; the raw
     floors and the racing callback emulation are shown, never judged."""
-    lines = [f"{'figure':<18} {'baseline':>10} {'now':>10} {'change':>8}  verdict"]
+    lines = [f"{'figure':<20} {'baseline':>10} {'now':>10} {'change':>8}  verdict"]
     regressed, improved = [], []
     for name, count in counts.items():
         figure = FIGURES[name]
@@ -461,7 +483,7 @@ def judge(baseline: dict[str, float], counts: dict[str, Count]) -> Verdict:
                 verdict = "faster: ratchet the baseline (make perf-baseline)"
                 improved.append(name)
         baseline_text = "" if was is None else f"{was:,.0f}"
-        lines.append(f"{name:<18} {baseline_text:>10} {count.per_call:>10,.0f} {change:>8}  {verdict}")
+        lines.append(f"{name:<20} {baseline_text:>10} {count.per_call:>10,.0f} {change:>8}  {verdict}")
     return Verdict("\n".join(lines), regressed, improved)
 
 

@@ -14,12 +14,17 @@ that costs next to nothing and is the same for dualio and for the *raw* loop bes
   socket stream does.
 - :class:`ServerFeed`: the server's side, a transport that only counts what a
   server protocol writes.
+
+The Redis faces' fake peer is a RESP3 server as small (:func:`resp_answers`):
+:class:`FakeRespSocket` and :class:`FakeRespTransport` are the two above answering
+RESP3 commands instead of dualio's frames.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from collections import deque
 from typing import Any, TypeVar, cast
 
 from dualio_transports.blocking.connection import BlockingConnection
@@ -36,6 +41,7 @@ from dualio_transports.dualio_protocol.methods import F64
 from dualio_transports.native.anyio_connection import AnyioConnection
 from dualio_transports.native.asyncio_connection import AsyncioConnection
 from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.redis_protocol.resp import encode_command
 from dualio_transports.wire.deadline import deadline
 
 PAYLOAD = b"x" * 16
@@ -117,9 +123,14 @@ class FakeSocket:
 B = TypeVar("B", bound=BlockingConnection)
 
 
-def blocking_connection(sock: FakeSocket, kind: type[B] = BlockingConnection) -> B:  # type: ignore[assignment]
-    """A blocking transport on ``sock`` (the emulation's, with ``kind``), handshaken."""
-    conn = kind(sock, OPTIONS)  # type: ignore[arg-type]
+def blocking_connection(
+    sock: FakeSocket,
+    kind: type[B] = BlockingConnection,  # type: ignore[assignment]
+    options: ConnectOptions = OPTIONS,
+) -> B:
+    """A blocking transport on ``sock`` (the emulation's, with ``kind``), handshaken;
+    ``options`` say which protocol it speaks (dualio's by default)."""
+    conn = kind(sock, options)  # type: ignore[arg-type]
     conn._handshake(deadline(10.0))
     return conn
 
@@ -184,11 +195,14 @@ class RawProtocol(asyncio.Protocol):
             pos = end
 
 
-async def asyncio_connection() -> AsyncioConnection:
-    """The asyncio fast path on a :class:`FakeTransport` of the running loop, handshaken."""
+async def asyncio_connection(
+    options: ConnectOptions = OPTIONS, peer: type[FakeTransport] = FakeTransport
+) -> AsyncioConnection:
+    """The asyncio fast path on a ``peer`` (:class:`FakeTransport`, dualio's protocol, by
+    default) of the running loop, handshaken; ``options`` say which protocol it speaks."""
     loop = asyncio.get_running_loop()
-    conn = AsyncioConnection(loop, OPTIONS)
-    conn.connection_made(FakeTransport(loop, conn))
+    conn = AsyncioConnection(loop, options)
+    conn.connection_made(peer(loop, conn))
     welcome = conn._table.handshake.waiter = loop.create_future()
     conn._write(conn._table.hello())
     await welcome
@@ -243,6 +257,93 @@ async def anyio_connection(stream: FakeTrioStream) -> AnyioConnection:
     conn = AnyioConnection(stream, OPTIONS)  # type: ignore[arg-type]
     await conn._handshake(deadline(10.0))
     return conn
+
+
+# -- Redis (RESP3) -------------------------------------------------------------------------
+
+KEY = "key"
+"""The key every measured GET reads (a ``str``, as most programs name keys)."""
+GET_COMMAND = encode_command("GET", KEY)
+"""``GET key`` as the Redis faces write it: what a raw loop sends."""
+GET_REPLY = b"$%d\r\n%b\r\n" % (len(PAYLOAD), PAYLOAD)
+"""The fake RESP peer's answer to every GET: PAYLOAD, a bulk string of 16 bytes."""
+_RESP_REPLIES = {
+    b"GET": GET_REPLY,
+    b"HELLO": b"%1\r\n$5\r\nproto\r\n:3\r\n",  # a map saying protocol 3, as the handshake wants
+    b"PING": b"+PONG\r\n",
+}
+_UNKNOWN = b"-ERR unknown command\r\n"
+
+
+def resp_answers(data: bytes) -> bytes:
+    """The fake RESP peer: for each whole command in ``data`` (an array of bulk strings),
+    its reply; every GET answered with :data:`GET_REPLY`, HELLO with a map saying protocol
+    3, PING with PONG, anything else with an error. Only GETs of :data:`KEY`, which is
+    what the measured calls send, are answered without reading each command."""
+    gets = data.count(GET_COMMAND)
+    if gets * len(GET_COMMAND) == len(data):
+        return GET_REPLY * gets
+    out = []
+    pos, size = 0, len(data)
+    while pos < size:
+        end = data.index(b"\r\n", pos)
+        count = int(data[pos + 1:end])
+        pos = end + 2
+        name = b""
+        for i in range(count):
+            end = data.index(b"\r\n", pos)
+            start = end + 2
+            pos = start + int(data[pos + 1:end]) + 2
+            if i == 0:
+                name = data[start:pos - 2].upper()
+        out.append(_RESP_REPLIES.get(name, _UNKNOWN))
+    return b"".join(out)
+
+
+class FakeRespSocket(FakeSocket):
+    """A :class:`FakeSocket` whose peer is a RESP3 server (:func:`resp_answers`)."""
+
+    def send(self, data: bytes | memoryview) -> int:
+        answer = resp_answers(bytes(data))
+        if answer:
+            if not self._pending:
+                os.write(self._signal_w, b"!")
+            self._pending += answer
+        return len(data)
+
+
+class FakeRespTransport(FakeTransport):
+    """A :class:`FakeTransport` whose peer is a RESP3 server (:func:`resp_answers`)."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        answer = resp_answers(bytes(data))
+        if answer:
+            self._loop.call_soon(self._deliver, answer)
+
+
+def read_bulk(data: bytes, pos: int = 0) -> tuple[bytes, int]:
+    """The bulk string at ``pos`` in ``data`` (whole, as the fake peer sends it), and where
+    the next reply begins: the least a raw RESP client reads of a GET's reply."""
+    if data[pos] != 0x24:  # b"$"
+        raise AssertionError(f"not a bulk string: {data[pos:pos + 40]!r}")
+    end = data.index(b"\r\n", pos)
+    start = end + 2
+    end = start + int(data[pos + 1:end])
+    return data[start:end], end + 2
+
+
+class RawRespProtocol(asyncio.Protocol):
+    """The least an asyncio Redis client does per call: a future per command, answered in
+    the order the commands were written."""
+
+    def __init__(self) -> None:
+        self.waiting: deque[asyncio.Future[bytes]] = deque()
+
+    def data_received(self, data: bytes) -> None:
+        pos, size = 0, len(data)
+        while pos < size:
+            value, pos = read_bulk(data, pos)
+            self.waiting.popleft().set_result(value)
 
 
 # -- the server's side ---------------------------------------------------------------------
