@@ -23,6 +23,7 @@ from dualio_transports.policy.events import (
     ResponseCallback,
     StateCallback,
 )
+from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, check_policy
 from dualio_transports.policy.timeouts import check_timeout
@@ -31,6 +32,7 @@ from dualio_transports.wire.deadline import on_clock
 from dualio_transports.wire.errors import UsageError
 
 TransportName = Literal["native", "anyio", "emulated"]
+
 _TRANSPORTS = ("native", "anyio", "emulated")
 
 
@@ -64,6 +66,7 @@ class AsyncFaceConnection(AsyncCalls):
         emulation: Strategy,
         max_workers: int | None,
         executor: Executor | None,
+        held_connections: int = HELD_CONNECTIONS,
     ) -> None:
         self._options = options
         self.retry = check_policy(retry)
@@ -85,6 +88,10 @@ class AsyncFaceConnection(AsyncCalls):
         self._executor = executor
         self._conn: AsyncTransport | None = None
         self._opened = False
+        self.held_connections = check_held_connections(held_connections)
+        self._held_slots: anyio.Semaphore | None = None  # made when first needed, on the face's loop
+        self._held_free: list[AsyncTransport] = []
+        self._held_open: set[AsyncTransport] = set()
 
     # -- lifetime ---------------------------------------------------------------
 
@@ -103,8 +110,11 @@ class AsyncFaceConnection(AsyncCalls):
 
     async def _connect(self, until: float) -> AsyncTransport:
         """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
-        options = self._options
         self._life.connecting()
+        return await self._connect_transport(until)
+
+    async def _connect_transport(self, until: float) -> AsyncTransport:
+        options = self._options
         conn: AsyncTransport
         if self.transport == "emulated":
             conn = await EmulatedConnection.connect(
@@ -132,8 +142,10 @@ class AsyncFaceConnection(AsyncCalls):
         if self._connecting is not None:
             self._connecting.cancel()
         conn, self._conn = self._conn, None
-        if conn is not None:
-            await conn.aclose()
+        held, self._held_free = [*self._held_open], []
+        self._held_open.clear()
+        for each in [conn, *held] if conn is not None else held:
+            await each.aclose()
         self._life.closed()
 
     async def __aenter__(self) -> Self:
@@ -181,9 +193,7 @@ class AsyncFaceConnection(AsyncCalls):
         lock = self._lock
         if lock is None:
             lock = self._lock = anyio.Lock()
-        with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as waiting:
-            await lock.acquire()
-        return not waiting.cancelled_caught
+        return await _acquire_by(lock, until)
 
     def _unlock_reconnect(self) -> None:
         assert self._lock is not None
@@ -207,3 +217,47 @@ class AsyncFaceConnection(AsyncCalls):
     async def _discard(self, conn: AsyncTransport) -> None:
         with anyio.CancelScope(shield=True):
             await conn.aclose()
+
+    async def _take_held_slot(self, until: float) -> bool:
+        slots = self._held_slots
+        if slots is None:
+            slots = self._held_slots = anyio.Semaphore(self.held_connections)
+        return await _acquire_by(slots, until)
+
+    def _give_held_slot(self) -> None:
+        assert self._held_slots is not None
+        self._held_slots.release()
+
+    def _idle_held(self) -> AsyncTransport | None:
+        free = self._held_free
+        while free:
+            conn = free.pop()
+            if not conn.closed:
+                return conn
+            self._held_open.discard(conn)
+        return None
+
+    async def _open_held(self, until: float) -> AsyncTransport:
+        self._life.check_open()
+        conn = await self._connect_transport(self._options.connect_deadline(until))
+        if self._life.closed_by_user:  # closed while it connected: it is not kept
+            await self._discard(conn)
+            raise self._life.closed_meanwhile()
+        self._held_open.add(conn)
+        return conn
+
+    def _keep_held(self, conn: AsyncTransport) -> None:
+        if conn in self._held_open:
+            self._held_free.append(conn)
+
+    async def _drop_held(self, conn: AsyncTransport) -> None:
+        self._held_open.discard(conn)
+        await self._discard(conn)
+
+
+async def _acquire_by(lock: anyio.Lock | anyio.Semaphore, until: float) -> bool:
+    """Take ``lock`` by ``until``; False when that passed first."""
+    with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as waiting:
+        await lock.acquire()
+    return not waiting.cancelled_caught
+

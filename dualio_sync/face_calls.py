@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import TypeVar
 
 from dualio_transports.interface import BlockingTransport
@@ -31,6 +31,7 @@ from dualio_transports.wire.errors import (
     ConnectError,
     ConnectionLost,
     DualioError,
+    RemoteError,
     StreamInterrupted,
 )
 from dualio_transports.wire.failures import call_timeout
@@ -52,6 +53,11 @@ _PING = _Ping()
 def _named(error: DualioError, method: str, sent: list[int]) -> DualioError:
     """``error`` as this call raises it: naming its method and its request's id."""
     return error.for_call(method, sent[-1] if sent else None)
+
+
+def _told(method: str, exc: BaseException) -> DualioError:
+    """What the hooks hear of a call ended by ``exc``."""
+    return exc if isinstance(exc, DualioError) else _stopped(method, exc)
 
 
 def _stopped(method: str, exc: BaseException) -> DualioError:
@@ -223,13 +229,17 @@ class Calls:
                    CallFinished(request.method, len(request.args), size, elapsed, tries, None, rid, number))
         return result
 
-    def _stream(self, request: StreamRequest[T], timeout: float | None) -> Iterator[T]:
+    def _stream(
+        self, request: StreamRequest[T], timeout: float | None, item_timeout: float | Unset | None = UNSET,
+    ) -> Generator[T, None, None]:
         """The stream's items; the hooks hear of each try before it starts and of the
         stream once when it ends (all items taken, the consumer left early, or an error).
         The first item's deadline is the stream's own, made as its iteration begins, so
-        reconnecting counts against it. A try whose request never left (the connection
+        reconnecting counts against it; each later item is due within ``item_timeout``
+        (by default ``timeout``). A try whose request never left (the connection
         was found closed) is made again on a new connection, as the retry policy allows."""
         until = deadline(timeout)
+        each = timeout if item_timeout is UNSET else item_timeout
         sent: list[int] = []
         started = time.perf_counter()
         delivered = received = tries = 0
@@ -244,7 +254,7 @@ class Calls:
                     notify(on_request, CallStarted(request.method, len(request.args), tries, number))
                 try:
                     transport = self._ready_transport() or self._reconnect(until)
-                    items = transport.stream(request, until, timeout, sent=sent)
+                    items = transport.stream(request, until, each, sent=sent)
                 except DualioError as exc:
                     final = _named(exc, request.method, sent)
                     raise final from exc.__cause__
@@ -291,3 +301,83 @@ class Calls:
                 size = len(request.args)
                 ended = CallFinished(request.method, size, received, elapsed, tries, final, rid, number)
                 notify(on_response, ended)
+
+    # -- commands the server holds, each on a connection of its own -----------------
+
+    def _held_call(self, request: Request[T], until: float) -> T:
+        """A command the server holds (``BLPOP``), on a connection of its own from the
+        face's bounded set (:meth:`_take_held_slot`), so it holds up no other call. The
+        connection goes back to the set after an answer (an error answer included); a
+        call given up or failed closes it, so the server hands nothing to a caller that
+        left. A connection found closed before the request left is replaced once."""
+        self._check_caller()
+        started = time.perf_counter()
+        number = next(self._call_numbers)
+        on_request, on_response = self.on_request, self.on_response
+        if on_request is not None:
+            notify(on_request, CallStarted(request.method, len(request.args), 1, number))
+        sent: list[int] = []
+        final: BaseException | None = None
+        try:
+            if not self._take_held_slot(until):
+                raise call_timeout()
+            try:
+                idle = self._idle_held()
+                try:
+                    return self._held_try(idle or self._open_held(until), request, until, sent)
+                except DualioError as exc:
+                    if idle is None or sent or not may_retry(exc, False):
+                        raise
+                return self._held_try(self._open_held(until), request, until, sent)
+            finally:
+                self._give_held_slot()
+        except DualioError as exc:
+            final = _named(exc, request.method, sent)
+            raise final from exc.__cause__
+        except BaseException as exc:
+            final = exc
+            raise
+        finally:
+            if on_response is not None:
+                error = None if final is None else _told(request.method, final)
+                elapsed = time.perf_counter() - started
+                rid = sent[-1] if sent else None
+                notify(on_response,
+                       CallFinished(request.method, len(request.args), 0, elapsed, 1, error, rid, number))
+
+    def _held_try(self, conn: BlockingTransport, request: Request[T], until: float, sent: list[int]) -> T:
+        try:
+            result = conn.call(request, until, sent=sent)
+        except RemoteError:
+            self._keep_held(conn)
+            raise
+        except BaseException:
+            self._drop_held(conn)
+            raise
+        self._keep_held(conn)
+        return result
+
+    def _take_held_slot(self, until: float) -> bool:
+        """One of the face's connections for held commands, by ``until``; False when that
+        passed first."""
+        raise NotImplementedError
+
+    def _give_held_slot(self) -> None:
+        raise NotImplementedError
+
+    def _idle_held(self) -> BlockingTransport | None:
+        """A connection for held commands that is free and open, if there is one."""
+        raise NotImplementedError
+
+    def _open_held(self, until: float) -> BlockingTransport:
+        """A new connection for held commands, by ``until``; the face closes it with itself."""
+        raise NotImplementedError
+
+    def _keep_held(self, conn: BlockingTransport) -> None:
+        """``conn`` answered: it is free for the next held command."""
+        raise NotImplementedError
+
+    def _drop_held(self, conn: BlockingTransport) -> None:
+        """Close ``conn``, whose command was given up or failed."""
+        raise NotImplementedError
+

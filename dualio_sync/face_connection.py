@@ -22,6 +22,7 @@ from dualio_transports.policy.events import (
     ResponseCallback,
     StateCallback,
 )
+from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, check_policy
 from dualio_transports.policy.timeouts import check_timeout
@@ -58,8 +59,11 @@ class FaceConnection(Calls):
         on_request: RequestCallback | None,
         on_response: ResponseCallback | None,
         transport: TransportName,
+        held_connections: int = HELD_CONNECTIONS,
     ) -> None:
         self.transport = transport
+        self.held_connections = check_held_connections(held_connections)
+        self._held = _Held(held_connections)
         self.host = options.host
         self.port = options.port
         self.timeout = check_timeout("timeout", timeout)
@@ -102,6 +106,8 @@ class FaceConnection(Calls):
                 conn.close()
             else:
                 conn.forget()
+        for held in self._held.take_all():
+            held.close()
         self._life.closed()
 
     def __enter__(self) -> Self:
@@ -185,8 +191,15 @@ class FaceConnection(Calls):
         self, until: float, connecting: Connecting | None = None
     ) -> BlockingConnection | PortalConnection:
         """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
-        options = self._options
         self._life.connecting()
+        conn = self._connect_transport(until, connecting)
+        self._born = forks.generation
+        return conn
+
+    def _connect_transport(
+        self, until: float, connecting: Connecting | None = None
+    ) -> BlockingConnection | PortalConnection:
+        options = self._options
         conn: BlockingConnection | PortalConnection
         if self.transport == "portal":
             from dualio_transports.portal.connection import PortalConnection  # asyncio: only when asked for
@@ -194,5 +207,88 @@ class FaceConnection(Calls):
             conn = PortalConnection.connect(options, until, connecting)
         else:
             conn = BlockingConnection.connect(options, until, connecting)
-        self._born = forks.generation
         return conn
+
+    # -- connections for commands the server holds (dualio_sync/face_calls.py) ----------
+
+    def _take_held_slot(self, until: float) -> bool:
+        left = seconds_left(until)
+        return self._held.this_process().slots.acquire(timeout=-1 if left is None else max(left, 0))
+
+    def _give_held_slot(self) -> None:
+        self._held.this_process().slots.release()
+
+    def _idle_held(self) -> BlockingTransport | None:
+        return self._held.this_process().idle()
+
+    def _open_held(self, until: float) -> BlockingTransport:
+        self._check_thread()
+        self._life.check_open()
+        conn = self._connect_transport(self._options.connect_deadline(until))
+        held = self._held.this_process()
+        with held.mutex:
+            if not self._life.closed_by_user:
+                held.open.add(conn)
+                return conn
+        conn.close()  # the client was closed while it connected
+        raise self._life.closed_meanwhile()
+
+    def _keep_held(self, conn: BlockingTransport) -> None:
+        held = self._held.this_process()
+        with held.mutex:
+            if conn in held.open:
+                held.free.append(conn)
+
+    def _drop_held(self, conn: BlockingTransport) -> None:
+        held = self._held.this_process()
+        with held.mutex:
+            held.open.discard(conn)
+        conn.close()
+
+
+class _Held:
+    """A blocking face's connections for held commands, of the process that made them: in
+    a forked child they are let go of (never read, written or shut down) and a new set begins."""
+
+    __slots__ = ("born", "count", "free", "mutex", "open", "slots")
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.free: list[BlockingTransport] = []
+        self.open: set[BlockingTransport] = set()
+        self._begin()
+
+    def _begin(self) -> None:
+        self.born = forks.generation
+        self.slots = threading.BoundedSemaphore(self.count)
+        self.mutex = threading.Lock()
+        self.free.clear()
+        self.open.clear()
+
+    def this_process(self) -> _Held:
+        if self.born != forks.generation:
+            with forks.replacing:
+                if self.born != forks.generation:
+                    for conn in self.open:
+                        cast("BlockingConnection | PortalConnection", conn).forget()
+                    self._begin()
+        return self
+
+    def idle(self) -> BlockingTransport | None:
+        with self.mutex:
+            while self.free:
+                conn = self.free.pop()
+                if not conn.closed:
+                    return conn
+                self.open.discard(conn)
+        return None
+
+    def take_all(self) -> list[BlockingTransport]:
+        """Every connection of this process, to close; none is kept from here on."""
+        held = self.this_process()
+        with held.mutex:
+            every = [*held.open]
+            held.open.clear()
+            held.free.clear()
+        return every
+

@@ -489,16 +489,6 @@ async def test_a_connection_cut_among_pipelined_commands(
 
 # -- a reply that fails its own command's check -----------------------------------------------
 
-UNCHECKED_DECODE = (
-    "a command's decode raises what it meets, not a dualio error: _text (dualio/redis/commands.py, "
-    "value.decode()) a UnicodeDecodeError, _scored (dualio/redis/commands.py, its tuple unpacking) "
-    "a TypeError; and the callback emulation's completion (transports/emulation/"
-    "reader_thread_connection.py, `complete`, which catches DualioError only) lets it out in the "
-    "reader thread, where it is logged, and the call waits out its timeout"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=UNCHECKED_DECODE)
 async def test_a_string_that_is_not_utf8_fails_its_call_only_with_a_typed_error(
     redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
 ) -> None:
@@ -515,7 +505,6 @@ async def test_a_string_that_is_not_utf8_fails_its_call_only_with_a_typed_error(
         await close_quietly(r)
 
 
-@pytest.mark.xfail(strict=True, reason=UNCHECKED_DECODE)
 async def test_a_reply_of_the_wrong_shape_fails_its_call_only_with_a_typed_error(
     transport: Transport, hostile: Callable[..., HostileRedis]
 ) -> None:
@@ -625,14 +614,6 @@ class Ratio(float):
         return f"Ratio({float(self)!r})"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "encode_command (transports/redis_protocol/resp.py) writes an int or float as repr(arg): "
-        "an IntEnum member is sent as '<Level.HIGH: 3>' and a float subclass with its own repr "
-        "(numpy.float64: 'np.float64(1.5)') as that repr, not as its decimal text"
-    ),
-)
 def test_an_int_or_float_subclass_is_sent_as_its_decimal_text(
     redis_server: RedisServer, key: Callable[[str], str]
 ) -> None:

@@ -461,17 +461,6 @@ async def test_a_wrongtype_reply_is_a_redis_error_and_the_connection_goes_on(
 
 # -- a command the server takes long on ------------------------------------------------------
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "CallTable.keepalive_due (transports/wire/call_table.py, the fail(ConnectionLost(...)) "
-        "branch) fails the connection when a keepalive PING has no answer within `keepalive` "
-        "seconds; Redis answers in order, so the PING written behind a command the server is "
-        "still running cannot be answered before it: any command that runs longer than two "
-        "keepalive intervals (30 s by default) ends in ConnectionLost, and a GET is sent again "
-        "and meets the same end"
-    ),
-)
 async def test_a_command_the_server_takes_long_on_is_not_taken_for_a_dead_connection(
     redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
 ) -> None:

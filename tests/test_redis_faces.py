@@ -11,6 +11,7 @@ calls come from worker threads, so they are concurrent calls from several thread
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -168,7 +169,7 @@ async def test_publish_ping_and_any_command(r: Face, key: Callable[[str], str]) 
     assert await r.execute("SET", key("e"), 5) == b"OK"
     assert await r.execute("INCRBYFLOAT", key("e"), "0.5") == b"5.5"
     assert await r.execute("CONFIG", "GET", "save") == {b"save": b""}  # a map
-    for refused in (("SUBSCRIBE", "c"), ("BLPOP", "l", 1), ("XREAD", "BLOCK", 0, "STREAMS", "s", "$"),
+    for refused in (("SUBSCRIBE", "c"), ("unsubscribe", "c"), ("MULTI",), ("WATCH", "k"), ("MONITOR",),
                     ("SELECT", 1), ("HELLO", 2), ("AUTH", "x"), ("QUIT",)):
         with pytest.raises(UsageError):
             await r.execute(*refused)
@@ -351,3 +352,294 @@ def test_only_what_is_safe_to_send_twice_is_idempotent() -> None:
     assert s.set("k", "v", ex=5, nx=True).args == (
         b"*6\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nEX\r\n$1\r\n5\r\n$2\r\nNX\r\n"
     )
+
+
+# -- batches ------------------------------------------------------------------------------
+
+async def test_a_pipeline_sends_its_commands_at_once_and_reads_a_reply_each(
+    r: Face, key: Callable[[str], str]
+) -> None:
+    k, word = key("n"), key("word")
+    assert await r.pipeline(("SET", k, 1), ("INCR", k), ("GET", k)) == [b"OK", 2, b"2"]
+    assert await r.pipeline() == []
+    await r.set(word, "text")
+    with pytest.raises(RedisError, match="WRONGTYPE"):
+        await r.pipeline(("LPUSH", word, "x"), ("INCR", k))
+    assert await r.get(k) == b"3"  # an error reply fails no other command of the batch
+    values = await r.pipeline(("LPUSH", word, "x"), ("GET", k), raise_on_error=False)
+    assert isinstance(values[0], RedisError) and values[0].prefix == "WRONGTYPE" and values[1] == b"3"
+    for refused in (("SUBSCRIBE", "c"), ("BLPOP", "l", 1), ("MULTI",), ("SELECT", 1)):
+        with pytest.raises(UsageError):
+            await r.pipeline(("GET", k), refused)
+    for malformed in ("GET k", (), 5):
+        with pytest.raises(TypeError):
+            await r.pipeline(malformed)
+    assert await r.get(k) == b"3"  # nothing refused was sent
+
+
+async def test_a_transaction_runs_whole_and_nothing_else_runs_inside_it(
+    r: Face, key: Callable[[str], str]
+) -> None:
+    k = key("n")
+    assert await r.transaction(("SET", k, 1), ("INCR", k), ("GET", k), ("BLPOP", key("empty"), 5)) == [
+        b"OK", 2, b"2", None,  # a command the server would hold does not wait inside a transaction
+    ]
+    with pytest.raises(RedisError, match="EXECABORT") as aborted:
+        await r.transaction(("INCR", k), ("NOSUCHCOMMAND",))
+    assert "NOSUCHCOMMAND" in str(aborted.value).upper()
+    assert await r.get(k) == b"2"  # none of it ran
+    with pytest.raises(RedisError, match="WRONGTYPE"):
+        await r.transaction(("INCR", k), ("LPUSH", k, "x"))
+    assert await r.get(k) == b"3"  # the other command ran: Redis has no rollback
+    values = await r.transaction(("LPUSH", k, "x"), ("INCR", k), raise_on_error=False)
+    assert isinstance(values[0], RedisError) and values[1] == 4
+    with pytest.raises(UsageError):
+        await r.transaction(("WATCH", k))
+
+    counter, other = key("counter"), key("other")
+    await r.set(other, "untouched")
+    got: list[Any] = []
+
+    async def transact() -> None:
+        got.append(await r.transaction(("INCR", counter), ("GET", counter)))
+
+    async def get() -> None:
+        assert await r.get(other) == b"untouched"  # never QUEUED inside another's MULTI
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(20):
+            tasks.start_soon(transact)
+            tasks.start_soon(get)
+    assert sorted(values[0] for values in got) == list(range(1, 21))
+    assert all(str(n).encode() == value for n, value in got)
+
+
+# -- commands the server holds --------------------------------------------------------------
+
+async def test_blpop_waits_on_a_connection_of_its_own(
+    r: Face, redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    queue, k = key("queue"), key("k")
+    await r.set(k, "v")
+    assert await r.blpop(queue, wait=0.1) is None
+    other = await connect(transport, redis_server)
+    try:
+        async with anyio.create_task_group() as tasks:
+            popped: list[Any] = []
+
+            async def pop() -> None:
+                popped.append(await r.blpop(key("none"), queue, wait=10))
+
+            tasks.start_soon(pop)
+            await anyio.sleep(0.2)
+            assert await r.get(k, timeout=2) == b"v"  # the pop holds up no other call
+            await other.rpush(queue, "a", "b")
+        assert popped == [(queue.encode(), b"a")]
+        assert await r.brpop(queue, wait=1) == (queue.encode(), b"b")
+    finally:
+        await other.aclose()
+    with pytest.raises(ValueError):
+        await r.blpop(queue, wait=-1)
+    with pytest.raises(ValueError):
+        await r.blpop(wait=1)
+
+
+async def test_a_blpop_given_up_closes_its_connection_and_loses_nothing_pushed_later(
+    r: Face, transport: Transport, key: Callable[[str], str]
+) -> None:
+    queue = key("queue")
+    before = await r.execute("CLIENT", "LIST")
+    with pytest.raises(DualioTimeout):
+        await r.blpop(queue, wait=0, timeout=0.3)
+    if not transport.is_sync:  # a blocking call in a worker thread cannot be cancelled
+        with anyio.move_on_after(0.3):
+            await r.execute("BLPOP", queue, 0, timeout=10)
+    await anyio.sleep(0.2)
+    await r.rpush(queue, "kept")
+    assert await r.execute("LLEN", queue) == 1  # no closed connection took it
+    after = await r.execute("CLIENT", "LIST")
+    assert after.count(b"cmd=blpop") == before.count(b"cmd=blpop") == 0
+    assert await r.lpop(queue) == b"kept"
+
+
+async def test_held_commands_are_bounded_by_held_connections(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    r = await connect(transport, redis_server, held_connections=1)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(functools.partial(r.blpop, key("a"), wait=1))
+            await anyio.sleep(0.2)
+            with pytest.raises(DualioTimeout):  # waits for the one connection, past its timeout
+                await r.blpop(key("b"), wait=5, timeout=0.3)
+        assert await r.blpop(key("b"), wait=0.1) is None  # the connection is free again
+    finally:
+        await r.aclose()
+    with pytest.raises(ValueError):
+        await connect(transport, redis_server, held_connections=0)
+
+
+# -- subscriptions -------------------------------------------------------------------------
+
+class Subscribed:
+    """A subscription of either face, its steps as coroutines."""
+
+    def __init__(self, face: Face, names: tuple[str, ...], patterns: bool) -> None:
+        client = face.client
+        self.sync = isinstance(client, SyncRedis)
+        self.subscription: Any = (client.psubscribe if patterns else client.subscribe)(*names)
+
+    async def enter(self) -> Subscribed:
+        if self.sync:
+            await anyio.to_thread.run_sync(self.subscription.__enter__)
+        else:
+            await self.subscription.__aenter__()
+        return self
+
+    async def next(self) -> Any:
+        if self.sync:
+            return await anyio.to_thread.run_sync(next, self.subscription)
+        return await self.subscription.__anext__()
+
+    async def close(self) -> None:
+        if self.sync:
+            await anyio.to_thread.run_sync(self.subscription.close)
+        else:
+            await self.subscription.aclose()
+
+
+async def subscribers(r: Face, channel: str) -> int:
+    numsub = await r.execute("PUBSUB", "NUMSUB", channel)
+    return int(numsub[1])
+
+
+async def test_a_subscription_gets_messages_while_commands_go_on_and_leaving_unsubscribes(
+    r: Face, key: Callable[[str], str]
+) -> None:
+    plain = key("").translate(str.maketrans("[]*?\\", "()___"))  # no glob characters in the pattern below
+    news, sport = plain + "news", plain + "sport"
+    messages = await Subscribed(r, (news, sport), False).enter()
+    try:
+        assert await subscribers(r, news) == 1  # confirmed before enter() returned
+        assert await r.publish(news, "one") == 1
+        await r.set(key("k"), "v")
+        assert await r.get(key("k")) == b"v"  # commands on the subscription's connection
+        assert await r.publish(sport, "two") == 1
+        assert await messages.next() == (news.encode(), b"one", None)
+        assert await messages.next() == (sport.encode(), b"two", None)
+        with pytest.raises(UsageError, match="already subscribed"):
+            await Subscribed(r, (news,), False).enter()
+        patterns = await Subscribed(r, (plain + "n*",), True).enter()
+        await r.publish(news, "three")
+        assert await patterns.next() == (news.encode(), b"three", (plain + "n*").encode())
+        assert await messages.next() == (news.encode(), b"three", None)
+        await patterns.close()
+    finally:
+        await messages.close()
+    assert await subscribers(r, news) == 0 and await subscribers(r, sport) == 0
+    again = await Subscribed(r, (news,), False).enter()  # the names are free again
+    await r.publish(news, "four")
+    assert await again.next() == (news.encode(), b"four", None)
+    await again.close()
+    assert await r.get(key("k")) == b"v" and not r.client.closed
+
+
+async def test_a_subscription_refused_by_the_server_fails_alone(
+    r: Face, transport: Transport, redis_server: RedisServer, key: Callable[[str], str]
+) -> None:
+    user = f"limited-{uuid.uuid4().hex}"
+    await r.execute("ACL", "SETUSER", user, "on", ">pw", "~*", "&allowed", "+@all")
+    limited = await connect(transport, redis_server, username=user, password="pw")
+    try:
+        await limited.set(key("k"), "v")
+        with pytest.raises(RedisError, match="NOPERM"):
+            await Subscribed(limited, ("secret",), False).enter()
+        assert await limited.get(key("k")) == b"v"  # the next reply in order is this GET's
+        allowed = await Subscribed(limited, ("allowed",), False).enter()
+        await r.publish("allowed", "yes")
+        assert (await allowed.next()).data == b"yes"
+        await allowed.close()
+    finally:
+        await limited.aclose()
+        await r.execute("ACL", "DELUSER", user)
+
+
+async def test_a_subscription_subscribes_again_after_its_connection_is_lost(
+    r: Face, redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    """The subscription notices the loss when its consumer asks for the next message,
+    and subscribes again then: messages published before that are not delivered."""
+    channel = key("channel")
+    messages = await Subscribed(r, (channel,), False).enter()
+    killer = await connect(transport, redis_server)
+    try:
+        assert await killer.execute("CLIENT", "KILL", "TYPE", "pubsub") >= 1
+        got: list[Any] = []
+
+        async def receive() -> None:
+            got.append(await messages.next())
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(receive)
+                while not got:
+                    await killer.publish(channel, "after")
+                    await anyio.sleep(0.05)
+        assert got == [(channel.encode(), b"after", None)]
+    finally:
+        await killer.aclose()
+        await messages.close()
+
+
+# -- telemetry ------------------------------------------------------------------------------
+
+async def test_telemetry_follows_the_database_conventions_and_never_names_a_key_or_value(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import SpanKind, StatusCode
+
+    from dualio import instrument
+
+    spans, reader = InMemorySpanExporter(), InMemoryMetricReader()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    r = await connect(transport, redis_server, db=3)
+    secret_key, secret_value = key("secret-key"), "secret-value"
+    try:
+        meter_provider = MeterProvider(metric_readers=[reader])
+        instrument(r.client, tracer_provider=tracer_provider, meter_provider=meter_provider)
+        await r.set(secret_key, secret_value)
+        assert await r.get(secret_key) == secret_value.encode()
+        with pytest.raises(RedisError):
+            await r.lpush(secret_key, "x")
+        assert await r.blpop(key("empty"), wait=0.05) is None
+        await r.pipeline(("GET", secret_key), ("GET", secret_key))
+    finally:
+        await r.aclose()
+    finished = spans.get_finished_spans()
+    assert [span.name for span in finished] == ["SET", "GET", "LPUSH", "BLPOP", "pipeline"]
+    host, port = redis_server.address
+    for span in finished:
+        assert span.kind is SpanKind.CLIENT
+        attributes = dict(span.attributes or {})
+        assert {k: attributes[k] for k in ("db.system.name", "db.operation.name", "db.namespace",
+                                           "server.address", "server.port")} == {
+            "db.system.name": "redis", "db.operation.name": span.name, "db.namespace": "3",
+            "server.address": host, "server.port": port,
+        }
+        assert not any(secret in str(value) for value in attributes.values()
+                       for secret in (secret_key, secret_value)), attributes
+    failed = finished[2]
+    assert failed.status.status_code is StatusCode.ERROR and failed.attributes["error.type"] == "RedisError"
+    data = reader.get_metrics_data()
+    assert data is not None
+    metrics = [m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics]
+    assert [(m.name, m.unit) for m in metrics] == [("db.client.operation.duration", "s")]
+    points = list(metrics[0].data.data_points)
+    assert sum(point.count for point in points) == 5  # type: ignore[attr-defined]
+    assert all(0 <= point.max < 5 for point in points)  # type: ignore[attr-defined]  # seconds, not ms

@@ -243,35 +243,45 @@ def test_goodbye_says_nothing() -> None:
 
 def test_pushes_feed_their_subscription_between_replies_and_unsubscribing_ends_it() -> None:
     table = opened()
+    get_before = start(table, "GET", "a")
     news = subscribe(table, "SUBSCRIBE", "news", "sport")
-    get = start(table, "GET", "a")
+    get = start(table, "GET", "b")
     message = push(b"message", b"news", b"hello")
     stranger = push(b"message", b"weather", b"rain")  # nobody here subscribes to it
     incoming = (
-        confirm(b"subscribe", b"news", 1) + confirm(b"subscribe", b"sport", 2) + message
-        + b"$1\r\na\r\n" + stranger + push(b"message", b"sport", b"goal")
+        b"$1\r\na\r\n" + confirm(b"subscribe", b"news", 1) + confirm(b"subscribe", b"sport", 2) + message
+        + b"$1\r\nb\r\n" + stranger + push(b"message", b"sport", b"goal")
         + b">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"  # client tracking: dropped
     )
     assert table.receive(incoming) is None
-    assert get.outcome() == b"$1\r\na\r\n"
+    assert get_before.outcome() == b"$1\r\na\r\n" and get.outcome() == b"$1\r\nb\r\n"
+    assert table.next_item(news) == confirm(b"subscribe", b"sport", 2)  # the last confirmation: it is live
     assert table.next_item(news) == message
     assert parse(table.next_item(news)) == [b"message", b"sport", b"goal"]  # type: ignore[arg-type]
     assert table.next_item(news) is Next.WAIT
+    assert table.receive(confirm(b"unsubscribe", b"news", 1)) is None  # not asked for: dropped
+    assert table.give_up(news) == encode_command("UNSUBSCRIBE", "news", "sport")
     assert table.receive(confirm(b"unsubscribe", b"news", 1)) is None
-    assert table.next_item(news) is Next.WAIT
+    assert table.in_flight == 1
     assert table.receive(confirm(b"unsubscribe", b"sport", 0)) is None
-    assert table.next_item(news) is Next.END and table.in_flight == 0
+    assert table.in_flight == 0 and table.failure is None
 
 
 def test_a_pattern_subscription_gets_the_messages_of_its_pattern() -> None:
     table = opened()
     channels, patterns = subscribe(table, "SUBSCRIBE", "news.1"), subscribe(table, "PSUBSCRIBE", "news.*")
     pmessage = push(b"pmessage", b"news.*", b"news.1", b"both")
-    assert table.receive(push(b"message", b"news.1", b"both") + pmessage) is None
+    assert table.receive(
+        confirm(b"subscribe", b"news.1", 1) + confirm(b"psubscribe", b"news.*", 2)
+        + push(b"message", b"news.1", b"both") + pmessage
+    ) is None
+    assert parse(table.next_item(channels))[0] == b"subscribe"  # type: ignore[index,arg-type]
     assert parse(table.next_item(channels)) == [b"message", b"news.1", b"both"]  # type: ignore[arg-type]
+    assert parse(table.next_item(patterns))[0] == b"psubscribe"  # type: ignore[index,arg-type]
     assert table.next_item(patterns) == pmessage
+    assert table.give_up(patterns) == encode_command("PUNSUBSCRIBE", "news.*")
     assert table.receive(confirm(b"punsubscribe", b"news.*", 1)) is None
-    assert table.next_item(patterns) is Next.END and table.next_item(channels) is Next.WAIT
+    assert table.next_item(channels) is Next.WAIT and table.in_flight == 1
 
 
 def test_giving_up_a_subscription_unsubscribes_its_names_and_the_confirmations_free_it() -> None:
@@ -281,19 +291,63 @@ def test_giving_up_a_subscription_unsubscribes_its_names_and_the_confirmations_f
     assert table.give_up(both) == encode_command("UNSUBSCRIBE", "a", "b")
     assert table.give_up(pattern) == encode_command("PUNSUBSCRIBE", "p*")
     assert table.in_flight == 2
-    assert table.receive(push(b"message", b"a", b"late")) is None  # dropped: the caller left
+    get = start(table, "GET", "k")
     assert table.receive(
-        confirm(b"unsubscribe", b"a", 2) + confirm(b"unsubscribe", b"b", 1)
-        + confirm(b"punsubscribe", b"p*", 0)
+        confirm(b"subscribe", b"a", 1) + confirm(b"subscribe", b"b", 2) + confirm(b"psubscribe", b"p*", 3)
+        + push(b"message", b"a", b"late")  # dropped: the caller left
+        + confirm(b"unsubscribe", b"a", 2) + confirm(b"unsubscribe", b"b", 1)
+        + confirm(b"punsubscribe", b"p*", 0) + b"$1\r\nv\r\n"
     ) is None
+    assert get.outcome() == b"$1\r\nv\r\n"
     assert table.in_flight == 0 and table.failure is None
 
 
-def test_an_error_reply_for_a_subscription_with_no_command_waiting_fails_the_connection() -> None:
+def test_a_channel_given_up_and_subscribed_again_at_once_goes_to_the_new_subscription() -> None:
     table = opened()
-    subscribe(table, "SUBSCRIBE", "secret")
-    failure = table.receive(b"-NOPERM User app has no permissions to access the 'secret' channel\r\n")
-    assert isinstance(failure, ProtocolError) and "error reply nobody asked for" in str(failure)
+    old = subscribe(table, "SUBSCRIBE", "ch")
+    assert table.receive(confirm(b"subscribe", b"ch", 1)) is None
+    assert table.give_up(old) == encode_command("UNSUBSCRIBE", "ch")
+    new = subscribe(table, "SUBSCRIBE", "ch")
+    assert table.receive(
+        confirm(b"unsubscribe", b"ch", 0) + confirm(b"subscribe", b"ch", 1) + push(b"message", b"ch", b"m")
+    ) is None
+    assert parse(table.next_item(new))[0] == b"subscribe"  # type: ignore[index,arg-type]
+    assert parse(table.next_item(new)) == [b"message", b"ch", b"m"]  # type: ignore[arg-type]
+    assert table.in_flight == 1 and table.dropped == 1  # the old one's confirmation came after it left
+
+
+def test_an_error_reply_to_subscribe_fails_that_subscription_only() -> None:
+    table = opened()
+    secret = subscribe(table, "SUBSCRIBE", "secret")
+    get = start(table, "GET", "a")
+    denied = b"-NOPERM User app has no permissions to access the 'secret' channel\r\n"
+    assert table.receive(denied + b"$1\r\na\r\n") is None
+    with pytest.raises(RedisError, match="NOPERM"):
+        table.next_item(secret)
+    assert get.outcome() == b"$1\r\na\r\n"
+    again = subscribe(table, "SUBSCRIBE", "secret")  # a refused name leaves nothing behind
+    assert table.receive(confirm(b"subscribe", b"secret", 1)) is None
+    assert parse(table.next_item(again))[0] == b"subscribe"  # type: ignore[index,arg-type]
+
+
+def test_a_batch_of_commands_is_answered_by_one_reply_per_command_joined() -> None:
+    table = opened()
+    batch = encode_command("SET", "k", "v") + encode_command("LPOP", "k") + encode_command("GET", "k")
+    call, _ = table.start(CallKind.UNARY, "pipeline", batch, 3)
+    get = start(table, "GET", "other")
+    replies = b"+OK\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n$1\r\nv\r\n"
+    assert table.receive(replies[:7]) is None and not call.done
+    assert table.receive(replies[7:] + b"_\r\n") is None
+    assert call.outcome() == replies  # an error among them is the batch's to read, not the call's
+    assert get.outcome() == b"_\r\n"
+
+
+def test_only_a_unary_call_on_a_protocol_answered_in_order_has_several_answers() -> None:
+    table = opened()
+    with pytest.raises(UsageError, match="several"):
+        table.start(CallKind.STREAM, "SUBSCRIBE", encode_command("SUBSCRIBE", "a"), 2)
+    with pytest.raises(UsageError, match="several"):
+        table.start(CallKind.UNARY, "pipeline", encode_command("GET", "a"), 0)
 
 
 @pytest.mark.parametrize("method", ["UNSUBSCRIBE", "punsubscribe"])
@@ -306,7 +360,7 @@ def test_unsubscribing_is_not_a_command(method: str) -> None:
 def test_message_kinds_have_readable_names() -> None:
     protocol = RedisProtocol()
     assert [protocol.describe_kind(kind) for kind in MessageKind] == [
-        "handshake reply", "reply", "error reply", "push item", "push end",
+        "handshake reply", "reply", "error reply", "subscribe confirmation", "push item", "push end",
     ]
 
 

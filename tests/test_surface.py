@@ -21,13 +21,14 @@ FACES = [
     pytest.param(Client, AsyncClient, id="dualio"),
     pytest.param(SyncRedis, AsyncRedis, id="redis"),
 ]
-STREAMS = {Client: {"words"}, SyncRedis: set()}
+STREAMS = {Client: {"words"}, SyncRedis: {"subscribe", "psubscribe"}}
 METHODS = {
     Client: {"echo", "upper", "sleep", "blob", "words", "stats", "ping", "call"},
     SyncRedis: {
         "execute", "get", "set", "mget", "mset", "incr", "incrby", "delete", "exists", "expire", "ttl",
         "hget", "hset", "hgetall", "hdel", "lpush", "rpush", "lpop", "rpop", "lrange", "sadd", "srem",
-        "smembers", "zadd", "zrange", "publish", "ping",
+        "smembers", "zadd", "zrange", "publish", "ping", "blpop", "brpop", "pipeline", "transaction",
+        "subscribe", "psubscribe",
     },
 }
 
@@ -83,7 +84,8 @@ def test_the_redis_constructor() -> None:
         ("host", "127.0.0.1"), ("port", 6379), ("password", None), ("username", None), ("db", 0),
         ("client_name", None), ("timeout", 30.0), ("connect_timeout", 10.0), ("tls", None),
         ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
-        ("decode_responses", False), ("transport", "blocking"),
+        ("decode_responses", False), ("lazy", False), ("on_state", None), ("on_request", None),
+        ("on_response", None), ("held_connections", 16), ("transport", "blocking"),
     ]
 
 
@@ -95,6 +97,8 @@ def test_return_annotations_match_apart_from_async(sync: type, async_: type) -> 
         assert sync_return == async_return, name
     assert inspect.signature(Client.words).return_annotation == "Iterator[str]"
     assert inspect.signature(AsyncClient.words).return_annotation == "AsyncIterator[str]"
+    assert inspect.signature(SyncRedis.subscribe).return_annotation == "Subscription[S]"
+    assert inspect.signature(AsyncRedis.subscribe).return_annotation == "AsyncSubscription[S]"
 
 
 @pytest.mark.parametrize(("sync", "async_"), FACES)

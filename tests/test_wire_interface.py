@@ -105,7 +105,7 @@ class LineProtocol:
     def cancel(self, key: int) -> bytes | None:
         return None if self._methods.get(key) in self._blocking else b""
 
-    def decode_error(self, payload: bytes) -> DualioError:
+    def decode_error(self, key: int, payload: bytes) -> DualioError:
         return RemoteError(1, payload.decode())
 
     def goodbye(self) -> bytes:

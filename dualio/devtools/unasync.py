@@ -29,7 +29,8 @@ CALLS: Substitutions = [
     (r"\bawait ", ""),
     (r"\bAsyncCalls\b", "Calls"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
-    (r"\bAsyncIterator\b", "Iterator"),
+    (r"\bAsyncGenerator\[(\w+), None\]", r"Generator[\1, None, None]"),
+    (r"\bAsyncGenerator\b", "Generator"),
 ]
 """The calls every face makes (dualio/face_calls.py)."""
 FACE: Substitutions = [
@@ -47,6 +48,16 @@ REDIS: Substitutions = [
     (r"\bawait ", ""),
     (r"\bAsyncCalls\b", "Calls"),
     (r"\bAsyncRedisCommands\b", "RedisCommands"),
+    (r"\bAsyncSubscription\b", "Subscription"),
+    (r"\bAsyncGenerator\[(.+?), None\]", r"Generator[\1, None, None]"),
+    (r"\bimport AsyncGenerator, Callable,", "import Callable, Generator,"),
+    (r"\basync for\b", "for"),
+    (r"\b__aenter__\b", "__enter__"),
+    (r"\b__aexit__\b", "__exit__"),
+    (r"\b__aiter__\b", "__iter__"),
+    (r"\b__anext__\b", "__next__"),
+    (r"\baclose\b", "close"),
+    (r"\basync with\b", "with"),
 ]
 """The Redis commands (dualio/redis/commands.py)."""
 DRIVER: Substitutions = [

@@ -10,6 +10,8 @@ from dualio.face_connection import AsyncFaceConnection, TransportName, check_tra
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, S, redis_protocol
 from dualio_transports.emulation.emulated_connection import Strategy
 from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
+from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
 
 __all__ = ["Redis"]
@@ -39,6 +41,9 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[False] = False,
+        lazy: bool = False,
+        on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "native", emulation: Strategy = "pool", max_workers: int | None = None,
         executor: Executor | None = None,
     ) -> None: ...
@@ -50,6 +55,9 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[True],
+        lazy: bool = False,
+        on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "native", emulation: Strategy = "pool", max_workers: int | None = None,
         executor: Executor | None = None,
     ) -> None: ...
@@ -70,6 +78,11 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY,
         decode_responses: bool = False,
+        lazy: bool = False,
+        on_state: StateCallback | None = None,
+        on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None,
+        held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "native",
         emulation: Strategy = "pool",
         max_workers: int | None = None,
@@ -80,11 +93,11 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
         )
-        self.decode_responses = bool(decode_responses)
+        self._setup_commands(decode_responses)
         self.db = db
         self._setup(
-            options, timeout=timeout, retry=retry, lazy=False, on_state=None, on_request=None,
-            on_response=None, transport=transport, emulation=emulation, max_workers=max_workers,
-            executor=executor,
+            options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
+            on_response=on_response, transport=transport, emulation=emulation, max_workers=max_workers,
+            executor=executor, held_connections=held_connections,
         )
 

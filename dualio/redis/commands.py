@@ -13,26 +13,38 @@ into the method's type; an error reply raises
 :class:`~dualio_transports.redis_protocol.errors.RedisError` before any decoding.
 ``idempotent`` marks what is safe to send twice, so a call lost with its connection is
 sent again only then (as ``retry`` allows): reads, SET without NX, MSET, DEL, EXPIRE and
-PING. Counting and popping commands, ZADD, PUBLISH and ``execute`` are not.
+PING. Counting and popping commands, ZADD, PUBLISH, ``execute`` and batches are not.
+
+Three kinds of call are not one command answered in order: a command the server holds
+(BLPOP) runs on a connection of its own (:meth:`AsyncCalls._held_call`); a batch
+(:meth:`AsyncRedisCommands.pipeline`, :meth:`AsyncRedisCommands.transaction`) is one
+request answered by one reply per command; a subscription
+(:class:`AsyncSubscription`) is a stream fed by the server's pushes.
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
+import logging
 import ssl
-from collections.abc import Callable, Mapping
-from typing import Any, Generic, Literal, Self, TypeVar, cast, overload
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Generic, Literal, NamedTuple, Self, TypeVar, cast, overload
 from urllib.parse import unquote
 
 from dualio.face_calls import AsyncCalls
-from dualio_transports.policy.timeouts import UNSET, Unset
+from dualio_transports.policy.retry import Series, may_retry
+from dualio_transports.policy.telemetry import REDIS, Conventions
+from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.policy.url import query_items, seconds, split_url
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
-from dualio_transports.redis_protocol.resp import Value, encode_command, parse
-from dualio_transports.wire.errors import ProtocolError, UsageError
-from dualio_transports.wire.request import Request
+from dualio_transports.redis_protocol.errors import RedisError
+from dualio_transports.redis_protocol.resp import ErrorReply, Value, encode_command, parse, parse_all
+from dualio_transports.wire.deadline import deadline
+from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
+from dualio_transports.wire.request import Request, StreamRequest
 
 S = TypeVar("S", bytes, str)
 """What a string reply is: ``bytes``, or ``str`` with ``decode_responses=True``."""
@@ -41,10 +53,22 @@ Arg = bytes | str | int | float
 """A key, a value or any argument of a command (``str`` is sent as UTF-8)."""
 Timeout = float | Unset | None
 
+log = logging.getLogger("dualio.client")
+
 DEFAULT_PORT = 6379
-NOT_HERE = frozenset({*SUBSCRIBING, *UNSUBSCRIBING, "SSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR"})
-"""Commands whose replies are not one reply in order: a subscription is a stream, which
-these faces do not offer yet (docs/redis.md)."""
+NOT_A_COMMAND = {
+    **{name: "use subscribe() or psubscribe(), which give a subscription" for name in SUBSCRIBING},
+    **{name: "leave the subscription instead" for name in UNSUBSCRIBING},
+    "SSUBSCRIBE": "sharded subscriptions are not offered",
+    "SUNSUBSCRIBE": "sharded subscriptions are not offered",
+    "MONITOR": "its replies never end",
+    "MULTI": "use transaction(), which sends MULTI, the commands and EXEC in one write",
+    "EXEC": "use transaction()",
+    "DISCARD": "use transaction()",
+    "WATCH": "a WATCH on a connection that concurrent calls share guards nothing",
+    "UNWATCH": "a WATCH on a connection that concurrent calls share guards nothing",
+}
+"""Commands that are not one command answered by one reply here, and what to use instead."""
 CONNECTION_STATE = {
     "HELLO": "the handshake speaks RESP3 and authenticates: use password= and username=",
     "AUTH": "use password= and username=, which every new connection sends",
@@ -106,9 +130,16 @@ def redis_protocol(
 
 
 def _text(value: Value) -> Value:
-    """``value`` with every bytes in it decoded from UTF-8 (``decode_responses=True``)."""
+    """``value`` with every bytes in it decoded from UTF-8 (``decode_responses=True``); a
+    ProtocolError, for this call only, where one is not UTF-8."""
     if isinstance(value, bytes):
-        return value.decode()
+        try:
+            return value.decode()
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(
+                f"a reply is not UTF-8 text ({exc.reason} at byte {exc.start}): "
+                "read it with decode_responses=False"
+            ) from None
     if isinstance(value, list):
         return [_text(item) for item in value]
     if isinstance(value, dict):
@@ -118,6 +149,15 @@ def _text(value: Value) -> Value:
     if isinstance(value, tuple):
         return tuple(_text(item) for item in value)
     return value
+
+
+def _raise_first(values: list[Any], raise_on_error: bool) -> list[Any]:
+    if raise_on_error:
+        for value in values:
+            if isinstance(value, RedisError):
+                raise value
+    return values
+
 
 
 def _int(raw: bytes) -> int:
@@ -146,6 +186,15 @@ def _set_reply(raw: bytes) -> bool:
     return value is not None
 
 
+def _refused(name: str) -> str | None:
+    """Why ``execute`` and batches refuse the command ``name``, or None."""
+    if name in NOT_A_COMMAND:
+        return f"{name} is not a command here: {NOT_A_COMMAND[name]}"
+    if name in CONNECTION_STATE:
+        return f"{name} is refused here: {CONNECTION_STATE[name]}"
+    return None
+
+
 def _name(arg: Arg) -> str:
     if isinstance(arg, bytes):
         return arg.decode(errors="replace").upper()
@@ -154,13 +203,28 @@ def _name(arg: Arg) -> str:
     raise TypeError(f"a command's name is a str or bytes, not {type(arg).__name__}")
 
 
+class Message(NamedTuple, Generic[S]):
+    """A message a subscription received: its channel, its data, and the pattern that
+    matched the channel (None for a channel subscribed by name)."""
+
+    channel: S
+    data: S
+    pattern: S | None = None
+
+
 class AsyncRedisCommands(AsyncCalls, Generic[S]):
     """The Redis commands; every one takes ``timeout=`` (seconds, ``None``: no limit; by
     default the client's), which bounds the whole call, reconnecting and retrying
     included. A timed-out or cancelled command's reply is read and dropped when it
     comes, and the connection is kept."""
 
+    telemetry_conventions: Conventions = REDIS
     decode_responses: bool
+    _live_names: builtins.set[tuple[bool, bytes]]  # the names of this client's live subscriptions
+
+    def _setup_commands(self, decode_responses: bool) -> None:
+        self.decode_responses = bool(decode_responses)
+        self._live_names = builtins.set()
 
     def _value(self, raw: bytes) -> Any:
         value = parse(raw)
@@ -176,7 +240,11 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         return value
 
     def _scored(self, raw: bytes) -> list[tuple[S, float]]:
-        return [(member, float(score)) for member, score in self._list(raw)]
+        pairs = self._list(raw)
+        try:
+            return [(member, float(score)) for member, score in pairs]
+        except (TypeError, ValueError):
+            raise ProtocolError(f"expected (member, score) pairs, got {pairs!r:.200}") from None
 
     def _command(
         self, decode: Callable[[bytes], T], *args: Arg, idempotent: bool
@@ -188,21 +256,94 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
     async def execute(self, *args: Arg, timeout: Timeout = UNSET) -> Any:
         """Any command, ``execute("SET", "k", 1)``; its reply as RESP3 reads it (bytes,
         or str with ``decode_responses``; int; float; list; dict; set; None; bool). Never
-        sent again after a lost connection: its effects are unknown. Refused with a
-        UsageError: subscribing commands and commands the server holds (BLPOP and
-        friends), which are not offered yet (docs/redis.md), and HELLO, AUTH, SELECT,
-        RESET and QUIT, which change a connection the next one would not copy."""
+        sent again after a lost connection: its effects are unknown. A command the server
+        holds (BLPOP, XREAD BLOCK, WAIT) runs on a connection of its own, as
+        :meth:`blpop` does; give it a ``timeout`` longer than its own. Refused with a
+        UsageError: subscribing (use :meth:`subscribe`), MULTI, EXEC, DISCARD and WATCH
+        (use :meth:`transaction`), MONITOR, and HELLO, AUTH, SELECT, RESET and QUIT,
+        which change a connection the next one would not copy."""
         if not args:
             raise ValueError("execute() needs a command")
         name = _name(args[0])
-        if name in NOT_HERE:
-            raise UsageError(f"{name} is not offered yet: subscriptions are not in this step (docs/redis.md)")
-        if name in CONNECTION_STATE:
-            raise UsageError(f"{name} is refused here: {CONNECTION_STATE[name]}")
-        command = encode_command(*args)
-        if commands.held(name, command):
-            raise UsageError(f"{name} is a command the server holds, not offered yet (docs/redis.md)")
-        return await self._call(Request(name, command, self._value, False), timeout)
+        refused = _refused(name)
+        if refused is not None:
+            raise UsageError(refused)
+        request = Request(name, encode_command(*args), self._value, False)
+        if commands.held(name, request.args):
+            return await self._held_call(request, deadline(pick_timeout(timeout, self.timeout)))
+        return await self._call(request, timeout)
+
+    # -- batches ------------------------------------------------------------------------
+
+    async def pipeline(
+        self, *commands: Sequence[Arg], raise_on_error: bool = True, timeout: Timeout = UNSET,
+    ) -> list[Any]:
+        """Send ``commands`` (each a sequence, ``("SET", "k", 1)``) in one write and read
+        their replies, in one round trip: a list of their values, as :meth:`execute`
+        reads them. Other calls' commands may run between them (use :meth:`transaction`
+        when they must not). An error reply raises the first such RedisError after all
+        are read, or, with ``raise_on_error=False``, takes its command's place in the
+        list. Never sent again after a lost connection. Refused as :meth:`execute`
+        refuses, and commands the server holds (they would hold up every call)."""
+        request = self._batch("pipeline", commands, self._pipeline_reply, raise_on_error, held=False)
+        return [] if request is None else await self._call(request, timeout)
+
+    async def transaction(
+        self, *commands: Sequence[Arg], raise_on_error: bool = True, timeout: Timeout = UNSET,
+    ) -> list[Any]:
+        """Run ``commands`` as one transaction: MULTI, the commands and EXEC in one write,
+        so no other call's command runs between them. A list of their values; a command
+        the server refused to queue aborts the whole transaction (a RedisError naming
+        it); one that failed as it ran raises after the others ran (or, with
+        ``raise_on_error=False``, takes its place in the list). A command the server
+        would hold runs without waiting inside a transaction. A connection lost before
+        EXEC's reply leaves unknown whether the transaction ran: ConnectionLost, never
+        sent again."""
+        request = self._batch("transaction", commands, self._transaction_reply, raise_on_error, held=True)
+        return [] if request is None else await self._call(request, timeout)
+
+    def _batch(
+        self, method: str, batch: Iterable[Sequence[Arg]],
+        reply: Callable[[bool, bytes], list[Any]], raise_on_error: bool, held: bool,
+    ) -> Request[list[Any]] | None:
+        parts: list[bytes] = []
+        for command in batch:
+            if isinstance(command, str | bytes) or not isinstance(command, Sequence) or not command:
+                raise TypeError(f"each command of a {method} is a non-empty sequence such as "
+                                f"('GET', 'k'), not {command!r}")
+            name = _name(command[0])
+            refused = _refused(name)
+            encoded = encode_command(*command)
+            if refused is None and not held and commands.held(name, encoded):
+                refused = f"{name} is a command the server holds: it would hold up every call in a pipeline"
+            if refused is not None:
+                raise UsageError(refused)
+            parts.append(encoded)
+        if not parts:
+            return None
+        if method == "transaction":
+            parts = [encode_command("MULTI"), *parts, encode_command("EXEC")]
+        return Request(method, b"".join(parts), functools.partial(reply, raise_on_error), False, len(parts))
+
+    def _reply_value(self, value: Value) -> Any:
+        if isinstance(value, ErrorReply):
+            return RedisError(value.text)
+        return _text(value) if self.decode_responses else value
+
+    def _pipeline_reply(self, raise_on_error: bool, raw: bytes) -> list[Any]:
+        return _raise_first(builtins.list(map(self._reply_value, parse_all(raw))), raise_on_error)
+
+    def _transaction_reply(self, raise_on_error: bool, raw: bytes) -> list[Any]:
+        multi, *queued, executed = parse_all(raw)
+        refusals = [value for value in (multi, *queued) if isinstance(value, ErrorReply)]
+        if refusals:
+            reasons = "; ".join(value.text for value in refusals)
+            raise RedisError(f"EXECABORT the transaction did not run: {reasons}")
+        if isinstance(executed, ErrorReply):
+            raise RedisError(executed.text)
+        if not isinstance(executed, builtins.list):
+            raise ProtocolError(f"expected EXEC's array of replies, got {executed!r}")
+        return _raise_first(builtins.list(map(self._reply_value, executed)), raise_on_error)
 
     async def ping(self, *, timeout: Timeout = UNSET) -> float:
         """Round-trip time of a PING, in seconds."""
@@ -308,6 +449,44 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         request = self._command(self._list, "LRANGE", name, start, end, idempotent=True)
         return await self._call(request, timeout)
 
+    async def blpop(self, *names: Arg, wait: float, timeout: Timeout = UNSET) -> tuple[S, S] | None:
+        """Take the head of the first of the lists ``names`` that has one, waiting up to
+        ``wait`` seconds (0: for ever) for one to have one: ``(list, item)``, or None when
+        the wait ended with none. The server holds the command, so it runs on a
+        connection of its own (``held_connections``) and holds up no other call. The
+        call's ``timeout`` defaults to ``wait`` plus the client's timeout (none with
+        ``wait=0``). Given up (timeout, cancel) it closes its connection, so the server
+        hands no item to a caller that left; an item the server handed out as the call
+        was given up is lost (docs/redis.md)."""
+        return await self._held_pop("BLPOP", names, wait, timeout)
+
+    async def brpop(self, *names: Arg, wait: float, timeout: Timeout = UNSET) -> tuple[S, S] | None:
+        """:meth:`blpop`, taking the tail."""
+        return await self._held_pop("BRPOP", names, wait, timeout)
+
+    async def _held_pop(
+        self, command: str, names: tuple[Arg, ...], wait: float, timeout: Timeout
+    ) -> tuple[S, S] | None:
+        if not names:
+            raise ValueError(f"{command.lower()} needs at least one list")
+        if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait < float("inf"):
+            raise ValueError(f"wait must be a number of seconds, 0 or more (0: for ever), not {wait!r}")
+        if timeout is UNSET:
+            client = self.timeout
+            timeout = None if client is None or wait == 0 else wait + client
+        request = self._command(self._popped, command, *names, wait, idempotent=False)
+        return await self._held_call(request, deadline(check_timeout("timeout", timeout)))
+
+    def _popped(self, raw: bytes) -> tuple[S, S] | None:
+        value = self._value(raw)
+        if value is None:
+            return None
+        if not isinstance(value, builtins.list) or len(value) != 2:
+            raise ProtocolError(f"expected a list's name and an item, got {value!r}")
+        name: S = value[0]
+        item: S = value[1]
+        return name, item
+
     # -- sets -------------------------------------------------------------------------
 
     async def sadd(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> int:
@@ -361,6 +540,17 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         """Send ``message`` on ``channel``; how many subscribers received it."""
         return await self._call(self._command(_int, "PUBLISH", channel, message, idempotent=False), timeout)
 
+    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
+        """The messages of ``channels``, on the client's connection (commands go on
+        meanwhile): ``async with r.subscribe("news") as messages: async for message in
+        messages``. See :class:`AsyncSubscription`; ``timeout`` bounds the server's
+        confirmation, not the wait for a message."""
+        return AsyncSubscription(self, False, channels, timeout)
+
+    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
+        """The messages of every channel matching ``patterns`` (``news.*``), as :meth:`subscribe`."""
+        return AsyncSubscription(self, True, patterns, timeout)
+
     # -- made from a URL --------------------------------------------------------------
 
     @classmethod
@@ -368,3 +558,117 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         """A client for ``redis://[[username]:password@]host[:port][/db]`` (``rediss://``:
         TLS); keyword arguments override what the URL says (docs/redis.md lists the keys)."""
         return cls(**{**parse_url(url), **options})
+
+
+class AsyncSubscription(Generic[S]):
+    """A subscription's messages (:class:`Message`), on the client's shared connection.
+
+    ``async with client.subscribe(...) as messages:`` subscribes and waits for the
+    server to confirm, so a message published after the block is entered reaches it;
+    leaving the block unsubscribes. Iterated without ``async with``, it subscribes when
+    the first message is asked for, and unsubscribes when closed (``aclose()``, or when
+    the iterator is collected). There is no time limit on waiting for a message: a
+    server that went silent is found by the client's keepalive.
+
+    A lost connection does not end it: it subscribes again on a new connection (as the
+    client's ``retry`` allows, which a confirmed subscription renews); messages
+    published meanwhile are not delivered (Redis keeps none for a subscriber that is
+    away). A channel or pattern is one live subscription's at a time per client: asking
+    for it twice is a UsageError.
+    """
+
+    def __init__(self, client: AsyncRedisCommands[S], patterns: bool, names: Sequence[Arg], timeout: Timeout):
+        if not names:
+            raise ValueError("a subscription needs at least one channel or pattern")
+        self._client: AsyncRedisCommands[S] = client
+        command = "PSUBSCRIBE" if patterns else "SUBSCRIBE"
+        args = encode_command(command, *names)
+        self._names = {(patterns, cast(bytes, name)) for name in cast("list[Value]", parse(args))[1:]}
+        self._request: StreamRequest[Message[S] | None] = StreamRequest(command, args, self._message)
+        self._timeout = pick_timeout(timeout, client.timeout)
+        self._messages: AsyncGenerator[Message[S] | None, None] | None = None
+        self._closed = False
+
+    def _message(self, raw: bytes) -> Message[S] | None:
+        """A push as the message it carries; None for the server's confirmation."""
+        push = cast("list[Any]", parse(raw))
+        kind = push[0]
+        if kind in (b"subscribe", b"psubscribe"):
+            return None
+        if self._client.decode_responses:
+            push = cast("list[Any]", _text(push))
+        if kind == b"pmessage":
+            return Message(push[2], push[3], push[1])
+        return Message(push[1], push[2])
+
+    async def _resubscribing(self) -> AsyncGenerator[Message[S] | None, None]:
+        """The stream's items, subscribing again after a lost connection."""
+        client = self._client
+        series: Series | None = None
+        while True:
+            items = client._stream(self._request, self._timeout, None)
+            try:
+                async for item in items:
+                    if item is None:
+                        series = None
+                    yield item
+                return
+            except DualioError as exc:
+                if client.retry is None or client._life.closed_by_user or not may_retry(exc, True):
+                    raise
+                series = series or client.retry.series()
+                wait = series.next_delay(exc)
+                log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
+                await client._pause(wait)
+            finally:
+                await items.aclose()
+
+    def _started(self) -> AsyncGenerator[Message[S] | None, None]:
+        if self._closed:
+            raise UsageError("this subscription was left: subscribe again")
+        messages = self._messages
+        if messages is None:
+            taken = self._client._live_names & self._names
+            if taken:
+                names = ", ".join(sorted(name.decode(errors="replace") for _, name in taken))
+                raise UsageError(f"{names}: already subscribed by this client; leave that subscription first")
+            self._client._live_names |= self._names
+            messages = self._messages = self._resubscribing()
+        return messages
+
+    async def __aenter__(self) -> Self:
+        messages = self._started()
+        try:
+            confirmation = await messages.__anext__()
+        except BaseException:
+            await self.aclose()
+            raise
+        if confirmation is not None:
+            raise ProtocolError(f"a message before the subscription was confirmed: {confirmation!r}")
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Message[S]:
+        messages = self._started()
+        while True:
+            message = await messages.__anext__()
+            if message is not None:
+                return message
+
+    async def aclose(self) -> None:
+        """Unsubscribe (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        messages, self._messages = self._messages, None
+        if messages is not None:
+            self._client._live_names -= self._names
+            await messages.aclose()
+

@@ -8,6 +8,8 @@ from typing import Literal, overload
 from dualio_sync.face_connection import FaceConnection, TransportName, check_transport
 from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, S, redis_protocol
 from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
+from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
 from dualio_transports.policy.timeouts import check_timeout
 
@@ -38,6 +40,9 @@ class Redis(RedisCommands[S], FaceConnection):
         client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[False] = False,
+        lazy: bool = False,
+        on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "blocking",
     ) -> None: ...
 
@@ -48,6 +53,9 @@ class Redis(RedisCommands[S], FaceConnection):
         client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[True],
+        lazy: bool = False,
+        on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "blocking",
     ) -> None: ...
 
@@ -67,6 +75,11 @@ class Redis(RedisCommands[S], FaceConnection):
         keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY,
         decode_responses: bool = False,
+        lazy: bool = False,
+        on_state: StateCallback | None = None,
+        on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None,
+        held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "blocking",
     ) -> None:
         check_transport(transport)
@@ -75,9 +88,9 @@ class Redis(RedisCommands[S], FaceConnection):
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
         )
-        self.decode_responses = bool(decode_responses)
+        self._setup_commands(decode_responses)
         self.db = db
         self._setup(
-            options, timeout=timeout, retry=retry, lazy=False, on_state=None, on_request=None,
-            on_response=None, transport=transport,
+            options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
+            on_response=on_response, transport=transport, held_connections=held_connections,
         )

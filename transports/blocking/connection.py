@@ -192,7 +192,7 @@ class BlockingConnection(ConnectionFacts[Any]):
     ) -> T:
         """Send one request and wait for its answer by ``until``. ``sent`` is told the
         request's id (see transports/interface.py)."""
-        call = self._roundtrip(_UNARY, request.method, request.args, until, handle, sent)
+        call = self._roundtrip(_UNARY, request.method, request.args, until, handle, sent, request.answers)
         return request.decode(call.outcome())
 
     def ping(
@@ -205,7 +205,7 @@ class BlockingConnection(ConnectionFacts[Any]):
 
     def _roundtrip(
         self, kind: CallKind, method: str, args: bytes, until: float,
-        handle: Handle | None, sent: list[int] | None,
+        handle: Handle | None, sent: list[int] | None, answers: int = 1,
     ) -> LiveCall:
         """:func:`procedure.roundtrip`, its straight line written out: start, send, the
         first wait. The generator's steps cost a quarter of a sync call on top (71,935 →
@@ -227,7 +227,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             with self._mutex:
                 idle = table.idle
                 if not idle:
-                    call, data = table.start(kind, method, args)
+                    call, data = table.start(kind, method, args, answers)
                     wake_by = table.wait_until(until)
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()  # before the role is taken: the finally below gives it back
@@ -235,7 +235,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             if idle:
                 self._read_idle()
                 with self._mutex:
-                    call, data = table.start(kind, method, args)
+                    call, data = table.start(kind, method, args, answers)
                     wake_by = table.wait_until(until)
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()

@@ -163,7 +163,7 @@ class ClientProtocol:
         return encode_frame(FrameKind.CANCEL, key)
 
     @staticmethod
-    def decode_error(payload: bytes) -> RemoteError:
+    def decode_error(key: int, payload: bytes) -> RemoteError:
         return decode_error(payload)
 
     @staticmethod

@@ -138,17 +138,17 @@ def echo(data: bytes, delay: float) -> Request[bytes]:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
         data = bytes(data)
-    return _request(Request, ("echo", _delay(delay) + data, _identity, True))
+    return _request(Request, ("echo", _delay(delay) + data, _identity, True, 1))
 
 
 def upper(text: str, delay: float) -> Request[str]:
     if not isinstance(text, str):
         raise TypeError(f"upper text must be str, not {type(text).__name__}")
-    return _request(Request, ("upper", _delay(delay) + text.encode(), _text, True))
+    return _request(Request, ("upper", _delay(delay) + text.encode(), _text, True, 1))
 
 
 def sleep(seconds: float) -> Request[None]:
-    return _request(Request, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True))
+    return _request(Request, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True, 1))
 
 
 def blob(size: int, seed: int, verify: bool) -> Request[bytes]:

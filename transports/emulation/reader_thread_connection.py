@@ -72,7 +72,7 @@ class ReaderThreadConnection(BlockingConnection):
             assert result is not None
             try:
                 value = request.decode(result)
-            except DualioError as exc:
+            except Exception as exc:  # raised to the caller, as every transport raises its decoder's error
                 callback(error=exc)
             else:
                 callback(result=value)
@@ -109,8 +109,9 @@ class ReaderThreadConnection(BlockingConnection):
     ) -> LiveCall:
         if handle is not None and handle.cancelled:
             raise failures.cancelled_before_sent()
+        answers = request.answers if isinstance(request, Request) else 1
         call = self._drive(procedure.open_handed_call(
-            self._table, kind, request.method, request.args, until, sent, completion, expired
+            self._table, kind, request.method, request.args, until, sent, completion, expired, answers
         ), handle)
         self._ensure_reader()
         return call

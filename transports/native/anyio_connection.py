@@ -174,7 +174,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         table = self._table
         if table.idle and not self._reading and self._pending_input():
             await self._read_idle(until)
-        call, data = table.start(_UNARY, request.method, request.args)
+        call, data = table.start(_UNARY, request.method, request.args, request.answers)
         ticket = 0  # its place in the outbox, while it waits there for the writer
         if self._writing:  # _send_request's first case, written out
             self._outbox.append(data)

@@ -352,7 +352,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         """Start a call that ``future`` waits for, and write its request whole: at once, or
         with what the loop pass writes (the one step both ways of calling share)."""
         kind = _PING_KIND if request is PING else _UNARY
-        call, data = self._table.start(kind, request.method, request.args)
+        call, data = self._table.start(kind, request.method, request.args, request.answers)
         call.waiter = future
         self._write(data)
         if sent is not None:

@@ -1,5 +1,6 @@
-"""OpenTelemetry for a client, built on its hooks (no I/O): a span per call and the RPC
-client duration histogram, by the OpenTelemetry RPC semantic conventions.
+"""OpenTelemetry for a client, built on its hooks (no I/O): a span per call and a duration
+histogram, by the OpenTelemetry RPC semantic conventions for dualio's protocol and by the
+database ones for Redis (:class:`Conventions`).
 
     from dualio_sync import Client, instrument
     client = Client("127.0.0.1", 7878)
@@ -21,6 +22,11 @@ global ones are used, and with no SDK configured those record nothing.
   ``dualio.attempts`` and ``dualio.request_id``.
 - **Metric**: ``rpc.client.duration``, a histogram in milliseconds, with the same
   attributes as the span but the ``dualio.*`` ones.
+- **Redis** (``dualio.redis.Redis``, ``dualio_sync.redis.Redis``), by the database
+  conventions: spans named by the command (``GET``; ``pipeline`` and ``transaction`` for
+  batches), with ``db.system.name`` ``redis``, ``db.operation.name`` (the command),
+  ``db.namespace`` (the database's number), ``server.address`` and ``server.port``; the
+  histogram ``db.client.operation.duration``, in seconds. Never a key or a value.
 
 Nothing is paid while a client is not instrumented (it has no hooks). The hooks the
 client had are kept and called first. Telemetry never fails a call: a tracer, a meter or
@@ -31,6 +37,7 @@ SDK's own processors catch what their exporters raise, and log it themselves).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dualio_transports.policy.events import (
@@ -55,8 +62,41 @@ RETRY_EVENT = "dualio.retry"
 SCOPE = "dualio"
 
 
+@dataclass(frozen=True)
+class Conventions:
+    """Which OpenTelemetry semantic conventions a client's telemetry follows."""
+
+    system: tuple[tuple[str, str], ...]  # what the protocol and the server are
+    span_prefix: str  # before the method in a span's name
+    method_key: str  # the attribute naming the method
+    metric: str
+    unit: str
+    per_second: float  # the metric's units in a second
+    description: str
+    namespace_key: str | None = None  # the attribute naming the client's ``db``
+
+    def attributes(self, client: Instrumentable) -> dict[str, Any]:
+        """What every span and measurement of ``client`` says."""
+        attributes: dict[str, Any] = dict(self.system)
+        if self.namespace_key is not None:
+            attributes[self.namespace_key] = str(getattr(client, "db", 0))
+        return {**attributes, "server.address": client.host, "server.port": client.port}
+
+
+RPC = Conventions(
+    (("rpc.system", SYSTEM), ("rpc.service", SYSTEM)), f"{SYSTEM}/", "rpc.method", DURATION, "ms", 1000.0,
+    "Measures the duration of outbound RPC.",
+)
+REDIS = Conventions(
+    (("db.system.name", "redis"),), "", "db.operation.name", "db.client.operation.duration", "s", 1.0,
+    "Duration of database client operations.", "db.namespace",
+)
+
+
 class Instrumentable(Protocol):
-    """What instrumenting needs of a client: ``Client`` and ``AsyncClient`` both are."""
+    """What instrumenting needs of a client: ``Client``, ``AsyncClient`` and both
+    ``Redis`` faces are. ``telemetry_conventions``, when a client has it, says which
+    conventions it follows (RPC's otherwise)."""
 
     host: str
     port: int
@@ -67,16 +107,16 @@ class Instrumentable(Protocol):
 class Instrumentation:
     """A client's telemetry, from :func:`instrument`; :meth:`uninstrument` ends it."""
 
-    def __init__(self, client: Instrumentable, tracer: Tracer, duration: Histogram) -> None:
+    def __init__(
+        self, client: Instrumentable, tracer: Tracer, duration: Histogram, conventions: Conventions = RPC,
+    ) -> None:
         self._client = client
         self._tracer = tracer
         self._duration = duration
+        self._conventions = conventions
         self._previous = (client.on_request, client.on_response)
         self._spans: dict[int, Span] = {}  # by call number: the calls in flight
-        self._base: dict[str, Any] = {
-            "rpc.system": SYSTEM, "rpc.service": SYSTEM,
-            "server.address": client.host, "server.port": client.port,
-        }
+        self._base: dict[str, Any] = conventions.attributes(client)
         self.errors = 0
         """Times telemetry itself raised (and the call went on)."""
 
@@ -93,9 +133,10 @@ class Instrumentation:
             if started.attempt == 1:
                 from opentelemetry.trace import SpanKind
 
-                attributes = {**self._base, "rpc.method": started.method}
+                conventions = self._conventions
+                attributes = {**self._base, conventions.method_key: started.method}
                 self._spans[started.call_number] = self._tracer.start_span(
-                    f"{SYSTEM}/{started.method}", kind=SpanKind.CLIENT, attributes=attributes,
+                    f"{conventions.span_prefix}{started.method}", kind=SpanKind.CLIENT, attributes=attributes,
                 )
             else:
                 span = self._spans.get(started.call_number)
@@ -110,7 +151,7 @@ class Instrumentation:
             notify(hook, finished)
         span = self._spans.pop(finished.call_number, None)
         try:
-            attributes = {**self._base, "rpc.method": finished.method}
+            attributes = {**self._base, self._conventions.method_key: finished.method}
             error = finished.error
             if error is not None:
                 attributes["error.type"] = type(error).__name__
@@ -124,7 +165,7 @@ class Instrumentation:
                 if finished.request_id is not None:
                     span.set_attribute("dualio.request_id", finished.request_id)
                 span.end()
-            self._duration.record(finished.duration * 1000.0, attributes)
+            self._duration.record(finished.duration * self._conventions.per_second, attributes)
         except Exception:
             self._failed()
 
@@ -146,9 +187,9 @@ def instrument(
     client: Instrumentable, *, tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
 ) -> Instrumentation:
-    """Trace and measure every call of ``client`` (a ``Client`` or an ``AsyncClient``)
-    with OpenTelemetry; the global providers unless given. UsageError if it already is,
-    or if ``opentelemetry-api`` is not installed."""
+    """Trace and measure every call of ``client`` (a ``Client``, an ``AsyncClient`` or a
+    ``Redis`` of either face) with OpenTelemetry; the global providers unless given.
+    UsageError if it already is, or if ``opentelemetry-api`` is not installed."""
     try:
         from opentelemetry import metrics, trace
     except ImportError as exc:
@@ -164,10 +205,11 @@ def instrument(
         raise TypeError(f"meter_provider must be an opentelemetry MeterProvider, not {meter_provider!r}")
     tracer = trace.get_tracer(SCOPE, VERSION, tracer_provider=tracer_provider)
     meter = metrics.get_meter(SCOPE, VERSION, meter_provider=meter_provider)
+    conventions: Conventions = getattr(client, "telemetry_conventions", RPC)
     duration = meter.create_histogram(
-        DURATION, unit="ms", description="Measures the duration of outbound RPC."
+        conventions.metric, unit=conventions.unit, description=conventions.description
     )
-    instrumentation = Instrumentation(client, tracer, duration)
+    instrumentation = Instrumentation(client, tracer, duration, conventions)
     client.on_request = instrumentation.on_request
     client.on_response = instrumentation.on_response
     return instrumentation

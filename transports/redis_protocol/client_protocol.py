@@ -2,13 +2,16 @@
 (:class:`dualio_transports.wire.protocol.WireProtocol`) has it (no I/O).
 
 Replies name no command: they come in the order the commands were written
-(``Matching.IN_ORDER``), for commands and keepalive PINGs. A subscription (SUBSCRIBE or
-PSUBSCRIBE, a stream call) is fed by the server's pushes, which name its channel or
-pattern: each ``message`` or ``pmessage`` push is an item of the subscription that
-names it (its payload is the whole push, as :func:`~.resp.parse` reads it), and the
-``unsubscribe`` confirmations of all its names end it. Other pushes (``subscribe``
-confirmations, client-tracking invalidations, a channel nobody here subscribes to) are
-dropped.
+(``Matching.IN_ORDER``), for commands, batches of them (one call answered by a reply per
+command) and keepalive PINGs. A subscription (SUBSCRIBE or PSUBSCRIBE, a stream call) is
+answered in that order too: by an error reply, or by the server's ``subscribe``
+confirmations of its names, the last of which is its first item (a
+:data:`MessageKind.SUBSCRIBED`). From then on it is fed by the server's pushes, which
+name its channel or pattern (:mod:`.subscriptions`): each ``message`` or ``pmessage``
+push is an item of the subscription that holds it (its payload is the whole push, as
+:func:`~.resp.parse` reads it), and the ``unsubscribe`` confirmations of all its names
+end it. Other pushes (client-tracking invalidations, a channel nobody here subscribes
+to) are dropped.
 
 The handshake is ``HELLO 3`` (with ``AUTH`` and ``SETNAME`` when given), then ``SELECT``
 for a database other than 0, written together; the protocol reads their replies itself:
@@ -19,11 +22,6 @@ spoken.
 Giving up a command sends nothing: its reply is read and dropped. A command the server
 holds (:mod:`.commands`) cannot be given up without the connection. Giving up a
 subscription unsubscribes its names; the confirmations end it.
-
-An error reply to SUBSCRIBE itself (an ACL that denies the channel) comes where its
-confirmations would, in the order of replies, which the core keeps for commands only: it
-is taken for the reply of the oldest command waiting, or, with none waiting, fails the
-connection as a reply nobody asked for.
 """
 
 from __future__ import annotations
@@ -70,6 +68,7 @@ class MessageKind(Enum):
     HANDSHAKE_REPLY = "handshake reply"
     REPLY = "reply"
     ERROR_REPLY = "error reply"
+    SUBSCRIBED = "subscribe confirmation"
     PUSH_ITEM = "push item"
     PUSH_END = "push end"
 
@@ -87,7 +86,8 @@ ACCEPTS: dict[CallKind, dict[MessageKind, bool]] = {
     CallKind.UNARY: {MessageKind.REPLY: _FINAL, MessageKind.ERROR_REPLY: _FINAL},
     CallKind.PING: {MessageKind.REPLY: _FINAL, MessageKind.ERROR_REPLY: _FINAL},
     CallKind.STREAM: {
-        MessageKind.PUSH_ITEM: _ITEM, MessageKind.PUSH_END: _FINAL, MessageKind.ERROR_REPLY: _FINAL,
+        MessageKind.SUBSCRIBED: _ITEM, MessageKind.PUSH_ITEM: _ITEM, MessageKind.PUSH_END: _FINAL,
+        MessageKind.ERROR_REPLY: _FINAL,
     },
     CallKind.HANDSHAKE: {},
 }
@@ -97,6 +97,7 @@ SUBSCRIBING = {"SUBSCRIBE": False, "PSUBSCRIBE": True}
 UNSUBSCRIBING = frozenset({"UNSUBSCRIBE", "PUNSUBSCRIBE"})
 _PUSH_ITEMS = {b"message": (False, 3), b"pmessage": (True, 4)}  # whether a pattern; length
 _PUSH_ENDS = {b"unsubscribe": False, b"punsubscribe": True}
+_PUSH_STARTS = {b"subscribe": False, b"psubscribe": True}
 PING = encode_command("PING")
 
 HandshakeCheck = Callable[[Value], DualioError | None]
@@ -150,7 +151,7 @@ class RedisProtocol:
         "decoder", "state", "subscriptions",
     )
     matching = Matching.IN_ORDER
-    ordered_kinds = frozenset({CallKind.UNARY, CallKind.PING})
+    ordered_kinds = frozenset({CallKind.UNARY, CallKind.PING, CallKind.STREAM})
     max_key = MAX_KEY
     accepts = ACCEPTS
     error_kind = MessageKind.ERROR_REPLY
@@ -258,6 +259,9 @@ class RedisProtocol:
         if patterns_end is not None:
             key = self.subscriptions.unsubscribed(patterns_end, channel)
             return None if key is None else (MessageKind.PUSH_END, key, raw)
+        patterns_start = _PUSH_STARTS.get(name)
+        if patterns_start is not None and self.subscriptions.confirmed(patterns_start, channel) is not None:
+            return (MessageKind.SUBSCRIBED, IN_ORDER, raw)
         return None
 
     # -- calls ---------------------------------------------------------------------
@@ -282,14 +286,13 @@ class RedisProtocol:
 
     def _forget(self, key: int) -> None:
         self._held.discard(key)
-        self.subscriptions.forget(key)
 
     def cancel(self, key: int) -> bytes | None:
         """Nothing for a command (its reply is dropped); None for one the server holds;
         the UNSUBSCRIBE of a subscription's channels and PUNSUBSCRIBE of its patterns."""
         if key in self._held:
             return None
-        names = self.subscriptions.names(key)
+        names = self.subscriptions.leave(key)
         channels = [name for patterns, name in names if not patterns]
         patterns = [name for is_pattern, name in names if is_pattern]
         return (
@@ -297,8 +300,8 @@ class RedisProtocol:
             + (encode_command("PUNSUBSCRIBE", *patterns) if patterns else b"")
         )
 
-    @staticmethod
-    def decode_error(payload: bytes) -> RedisError:
+    def decode_error(self, key: int, payload: bytes) -> RedisError:
+        self.subscriptions.refused(key)
         error = parse(payload)
         text = error.text if isinstance(error, ErrorReply) else repr(error)
         return RedisError(text)

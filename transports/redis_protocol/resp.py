@@ -97,8 +97,8 @@ class ErrorReply:
 
 def encode_command(*args: bytes | str | int | float) -> bytes:
     """A command as an array of bulk strings: ``str`` as UTF-8, ``int`` and ``float`` as
-    their decimal text (``repr``'s, so ``inf`` and ``1e+16`` too). Anything else, a
-    ``bool`` included, is a TypeError."""
+    their decimal text (``repr``'s, so ``inf`` and ``1e+16`` too; a subclass's, an
+    ``IntEnum`` say, as its number's). Anything else, a ``bool`` included, is a TypeError."""
     parts = [b"*%d\r\n" % len(args)]
     for arg in args:
         if isinstance(arg, bytes):
@@ -107,8 +107,10 @@ def encode_command(*args: bytes | str | int | float) -> bytes:
             data = arg.encode()
         elif isinstance(arg, bool):
             raise TypeError("a command argument cannot be a bool: say b'1' or b'0'")
-        elif isinstance(arg, int | float):
-            data = repr(arg).encode()
+        elif isinstance(arg, int):
+            data = int.__repr__(arg).encode()
+        elif isinstance(arg, float):
+            data = float.__repr__(arg).encode()
         else:
             raise TypeError(f"a command argument is bytes, str, int or float, not {type(arg).__name__}")
         parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
@@ -339,6 +341,16 @@ def parse(raw: bytes) -> Value:
     if end != len(raw):
         raise ProtocolError(f"{len(raw) - end} bytes after a whole reply")
     return value
+
+
+def parse_all(raw: bytes) -> list[Value]:
+    """The values of whole replies one after another (a batch's answers, joined)."""
+    values = []
+    pos = 0
+    while pos < len(raw):
+        value, pos = _parse_at(raw, pos, 0)
+        values.append(value)
+    return values
 
 
 def _parse_at(raw: bytes, pos: int, depth: int) -> tuple[Value, int]:

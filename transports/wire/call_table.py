@@ -70,7 +70,8 @@ class Next(Enum):
     END = "end"  # the stream ended normally
 
 
-_STREAM, _PING = CallKind.STREAM, CallKind.PING  # hot paths: an Enum class attribute costs a __getattr__ hook
+# hot paths: an Enum class attribute costs a __getattr__ hook
+_STREAM, _PING, _UNARY = CallKind.STREAM, CallKind.PING, CallKind.UNARY
 
 
 # -- calls ---------------------------------------------------------------------------
@@ -83,7 +84,8 @@ class CallState(Generic[W]):
     """
 
     __slots__ = (
-        "abandoned", "backlog", "done", "error", "id", "items", "kind", "method", "result", "waiter",
+        "abandoned", "backlog", "done", "due", "error", "id", "items", "kind", "method", "parts", "result",
+        "waiter",
     )
 
     def __init__(self, rid: int, kind: CallKind, method: str) -> None:
@@ -97,6 +99,8 @@ class CallState(Generic[W]):
         self.items: deque[bytes] | None = deque() if kind is _STREAM else None
         self.backlog = 0  # bytes of items not taken yet (see STREAM_BACKLOG)
         self.waiter: W | None = None
+        self.due = 1  # answers in order it still waits for (see CallTable.start); 0: it left the order
+        self.parts: list[bytes] | None = None  # those that came, while more are due
 
     def outcome(self) -> bytes:
         """The answer of a finished call, or its error raised."""
@@ -229,8 +233,13 @@ class CallTable(Generic[W]):
     def hello(self) -> bytes:
         return self.protocol.hello()
 
-    def start(self, kind: CallKind, method: str, args: bytes) -> tuple[CallState[W], bytes]:
-        """A new call and the bytes of its request (a PING for ``CallKind.PING``)."""
+    def start(
+        self, kind: CallKind, method: str, args: bytes, answers: int = 1
+    ) -> tuple[CallState[W], bytes]:
+        """A new call and the bytes of its request (a PING for ``CallKind.PING``). A request
+        of several commands, on a protocol answered in order, is answered by ``answers``
+        messages in order: its result is their payloads joined, whatever their kinds, for
+        its decoder to read one by one."""
         if self.closing or self.failure is not None:
             self.check_usable()
         calls = self.live
@@ -241,6 +250,11 @@ class CallTable(Generic[W]):
             rid = self._new_id()
         data = self.protocol.probe(rid) if kind is _PING else self.protocol.request(rid, method, args)
         state: CallState[W] = CallState(rid, kind, method)
+        if answers != 1:
+            if self._order is None or kind is not _UNARY or answers < 1:
+                raise UsageError(f"{answers} answers to one request: only a unary call on a protocol "
+                                 "answered in order may have several, and at least one")
+            state.due = answers
         calls[rid] = state
         if self._order is not None and self._order_at_start and kind in self._ordered:
             self._order.append(rid)
@@ -383,7 +397,16 @@ class CallTable(Generic[W]):
             final = accepts[state.kind].get(kind)
             if final is None:
                 return self.fail(self._wrong_kind(kind, state))
+            if ordered and state.due > 1:  # one of several answers to one request
+                state.due -= 1
+                if state.parts is None:
+                    state.parts = []
+                state.parts.append(payload)
+                continue
             if not final:
+                if ordered:  # a stream answered in order once (its start): later items come by key
+                    self._order.popleft()  # type: ignore[union-attr]
+                    state.due = 0
                 if state.abandoned:
                     self.dropped += 1
                     continue
@@ -396,13 +419,16 @@ class CallTable(Generic[W]):
             del calls[rid]
             if ordered:
                 self._order.popleft()  # type: ignore[union-attr]  # it named the oldest
-            elif self._order is not None and state.kind in self._ordered:
+            elif self._order is not None and state.kind in self._ordered and state.due:
                 self._order.remove(rid)  # answered by key though in the order: it leaves it too
             if state.abandoned:
                 self.dropped += 1
                 continue
-            if kind is self._error_kind:
-                state.error = self.protocol.decode_error(payload)
+            if state.parts is not None:
+                state.parts.append(payload)
+                state.result = b"".join(state.parts)
+            elif kind is self._error_kind:
+                state.error = self.protocol.decode_error(rid, payload)
             else:
                 state.result = payload
             state.done = True
@@ -440,6 +466,12 @@ class CallTable(Generic[W]):
         whether a transport has a reader while idle changes nothing. Transports
         ask whenever they wake up, and at least every :meth:`keepalive_wait`
         seconds while anyone waits.
+
+        On a protocol answered in order, the PING's answer comes after those of the
+        calls written before it, which a server may take long over (a slow command
+        holds up every reply): its silence counts from when it is the oldest call
+        waiting. A server silent through a long command is found by the calls'
+        timeouts, or by TCP keepalive.
         """
         if self.keepalive is None or self.closing or self.failure is not None:
             return b""
@@ -447,6 +479,10 @@ class CallTable(Generic[W]):
         probe = self._probe
         if probe is not None:
             if not probe.done:
+                order = self._order
+                if order and order[0] != probe.id:  # answers to earlier calls are due first
+                    self._probe_sent = now
+                    return b""
                 if now - self._probe_sent >= self.keepalive:
                     self.fail(ConnectionLost(
                         f"the server did not answer a keepalive PING within {self.keepalive:g}s"

@@ -139,7 +139,7 @@ def keepalive(table: CallTable[W]) -> Generator[Effect, None, None]:
 def open_call(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
     sent: list[int] | None, waiter: W | None = None,
-    expired: Callable[[], DualioError] = failures.call_timeout,
+    expired: Callable[[], DualioError] = failures.call_timeout, answers: int = 1,
 ) -> Generator[Effect, None, CallState[W]]:
     """Start a call (``waiter``: the transport's, see :attr:`CallState.waiter`) and send
     its request whole; ``sent`` is told its id once it left. A request that did not
@@ -149,7 +149,7 @@ def open_call(
         raise expired()
     if table.idle:
         yield ReadIdle(until)
-    call, data = table.start(kind, method, args)
+    call, data = table.start(kind, method, args, answers)
     call.waiter = waiter
     send = Send(data, until, False, call)
     try:
@@ -176,11 +176,11 @@ def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Gene
 def open_handed_call(
     table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
     sent: list[int] | None, waiter: W | None = None,
-    expired: Callable[[], DualioError] = failures.call_timeout,
+    expired: Callable[[], DualioError] = failures.call_timeout, answers: int = 1,
 ) -> Generator[Effect, None, CallState[W]]:
     """:func:`open_call`, then ``Started``: a call that something outside may abandon once
     its request left (the emulation's cancel handle), or that is answered elsewhere."""
-    call = yield from open_call(table, kind, method, args, until, sent, waiter, expired)
+    call = yield from open_call(table, kind, method, args, until, sent, waiter, expired, answers)
     try:
         yield Started(call)
     except GeneratorExit:

@@ -127,8 +127,8 @@ class WireProtocol(Protocol):
         """What giving up a call whose request left sends: its bytes, ``b""`` for nothing
         (its answer will be read and dropped), or None: the connection cannot be kept."""
 
-    def decode_error(self, payload: bytes) -> DualioError:
-        """The error an answer of kind :attr:`error_kind` carries."""
+    def decode_error(self, key: int, payload: bytes) -> DualioError:
+        """The error an answer of kind :attr:`error_kind` carries; it ends call ``key``."""
 
     def goodbye(self) -> bytes:
         """What closing says, once (``b""`` after the first time)."""

@@ -14,13 +14,16 @@ class Request(NamedTuple, Generic[T]):
     and the answer's decoder.
 
     ``idempotent``: running it twice is harmless, so it may be sent again after a
-    connection broke with the call in flight.
+    connection broke with the call in flight. ``answers``: how many answers the request
+    gets (several commands in one request, on a protocol answered in order); the decoder
+    reads them joined.
     """
 
     method: str
     args: bytes
     decode: Callable[[bytes], T]
     idempotent: bool = True
+    answers: int = 1
 
 
 class StreamRequest(NamedTuple, Generic[T]):
