@@ -624,3 +624,22 @@ def test_an_int_or_float_subclass_is_sent_as_its_decimal_text(
         r.set(key("level"), Level.HIGH)
         r.set(key("ratio"), Ratio(1.5))
         assert (r.get(key("level")), r.get(key("ratio"))) == (b"3", b"1.5")
+
+
+async def test_a_transaction_whose_connection_fails_mid_exec_is_not_sent_again(
+    transport: Transport, hostile: Callable[..., HostileRedis]
+) -> None:
+    """The server hangs up in the middle of EXEC's reply: whether the transaction ran is
+    unknown, so the call raises ConnectionLost and the transaction is never sent again;
+    the client's next call is answered on a new connection."""
+    server = hostile(on_first(b"EXEC", b"*2\r\n+OK\r\n", Peer.hang_up))
+    r = await open_client(transport, server.address)
+    try:
+        got, took = await outcome(lambda: r.transaction(("SET", "k", "v"), ("INCR", "n")))
+        assert isinstance(got, ConnectionLost), repr(got)
+        assert took < PROMPT
+        assert [c[0] for c in server.sent()].count(b"EXEC") == 1
+        assert await r.get("after") == b"value of after"
+        assert server.connections == 2
+    finally:
+        await close_quietly(r)

@@ -11,6 +11,7 @@ calls come from worker threads, so they are concurrent calls from several thread
 from __future__ import annotations
 
 import functools
+import os
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -19,7 +20,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from dualio import AuthenticationError, DualioTimeout, RemoteError, UsageError
+from dualio import AuthenticationError, DualioError, DualioTimeout, RemoteError, UsageError
 from dualio.redis import Redis as AsyncRedis
 from dualio.redis import RedisError
 from dualio_sync.redis import Redis as SyncRedis
@@ -643,3 +644,93 @@ async def test_telemetry_follows_the_database_conventions_and_never_names_a_key_
     points = list(metrics[0].data.data_points)
     assert sum(point.count for point in points) == 5  # type: ignore[attr-defined]
     assert all(0 <= point.max < 5 for point in points)  # type: ignore[attr-defined]  # seconds, not ms
+
+
+# -- closing ------------------------------------------------------------------------------
+
+async def test_closing_ends_every_call_in_flight_and_every_connection(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    """A client closed while two held commands and a subscription wait: each ends with
+    a DualioError soon, and the server sees none of the client's connections left."""
+    r = await connect(transport, redis_server, client_name="closing")
+    watcher = await connect(transport, redis_server)
+    outcomes: list[BaseException | None] = []
+
+    async def run(step: Callable[[], Any]) -> None:
+        try:
+            await step()
+        except Exception as exc:
+            outcomes.append(exc)
+        else:
+            outcomes.append(None)
+
+    async def subscribed() -> None:
+        messages = await Subscribed(r, (key("ch"),), False).enter()
+        try:
+            await messages.next()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await messages.close()
+
+    def names() -> Any:
+        return watcher.execute("CLIENT", "LIST")
+
+    try:
+        with anyio.fail_after(15):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(run, lambda: r.blpop(key("empty"), wait=0, timeout=None))
+                tasks.start_soon(run, subscribed)
+                tasks.start_soon(run, lambda: r.execute("BLPOP", key("empty2"), 0, timeout=None))
+                while (await names()).count(b"name=closing") < 3:
+                    await anyio.sleep(0.02)
+                await anyio.sleep(0.1)
+                await r.aclose()
+        assert len(outcomes) == 3
+        assert all(isinstance(outcome, DualioError) for outcome in outcomes), outcomes
+        with anyio.fail_after(5):
+            while b"name=closing" in await names():
+                await anyio.sleep(0.02)
+        with pytest.raises(DualioError):
+            await r.get(key("k"))
+    finally:
+        await r.aclose()
+        await watcher.aclose()
+
+
+# -- fork ---------------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings(
+    r"ignore:This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
+    ":DeprecationWarning"
+)
+@pytest.mark.parametrize("sync_transport", ["blocking", "portal"])
+def test_a_forked_child_opens_its_own_connections_held_ones_included(
+    redis_server: RedisServer, sync_transport: str, key: Callable[[str], str]
+) -> None:
+    """The child's first calls, a held one included, go out on connections of its own; the
+    parent's connections (the shared one and the held one) answer as before."""
+    with SyncRedis(*redis_server.address, transport=sync_transport, timeout=5) as r:  # type: ignore[arg-type]
+        r.set(key("k"), "parent")
+        assert r.blpop(key("q"), wait=0.05) is None  # a held connection, kept for the next one
+        parent_id = r.execute("CLIENT", "ID")
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report through the pipe, then leave at once
+            try:
+                r.rpush(key("q"), "from the child")
+                popped = r.blpop(key("q"), wait=1)
+                child_id = r.execute("CLIENT", "ID")
+                ok = popped is not None and r.get(key("k")) == b"parent" and child_id != parent_id
+                os.write(write, b"ok" if ok else f"{popped!r} {child_id} {parent_id}".encode())
+            except BaseException as exc:
+                os.write(write, repr(exc).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            report = pipe.read()
+        os.waitpid(pid, 0)
+        assert report == b"ok"
+        assert r.execute("CLIENT", "ID") == parent_id
+        assert r.blpop(key("q"), wait=0.05) is None
