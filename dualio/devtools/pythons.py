@@ -7,8 +7,8 @@ For each version it finds an interpreter (pyenv's versions folder, then ``python
 the PATH that really is that version: pyenv's shim refuses to run unless a version is
 selected), keeps a virtualenv of it in ``.venv-X.Y`` with the package and its test extra
 installed (made again when pyproject.toml changes), and runs there the suites the package's
-claim rests on (``SUITES``): the contract suite, the fork tests and the unit tests, each
-Python's in xdist workers of its own and the Pythons at once, each one's output in
+claim rests on (``SUITES``): the contract suite, the fork tests, the unit tests and the
+Redis tests, each Python's in xdist workers of its own and the Pythons at once, each one's output in
 ``build/pythons/X.Y.log``. ``make test-pythons`` runs it, and CI after ``make test``; it is
 not part of ``make test``, which stays within 8 minutes on 2 cores (docs/results.md says
 what the two Pythons add).
@@ -48,11 +48,13 @@ SUITES = (
     "tests/test_emulation_primitives.py", "tests/test_error_copies.py", "tests/test_frame_write.py",
     "tests/test_lifecycle.py", "tests/test_procedure.py", "tests/test_retry_policy.py",
     "tests/test_running_loop.py", "tests/test_state_machines.py", "tests/test_surface.py",
-    "tests/test_telemetry.py",
+    "tests/test_telemetry.py", "tests/test_resp.py", "tests/test_redis_protocol.py",
+    "tests/test_redis_faces.py", "tests/test_redis_contract.py", "tests/test_redis_bad_input.py",
 )
-"""The contract suite (every transport, the fault matrix included), the fork tests and the
-unit tests: what the package's claim to a Python rests on. The main Python runs the rest
-too (the server's own tests, the lab, the docs, the examples, the wheel, perf, stress)."""
+"""The contract suite (every transport, the fault matrix included), the fork tests, the
+unit tests and the Redis faces' tests: what the package's claim to a Python rests on. The
+main Python runs the rest too (the server's own tests, the lab, the docs, the examples,
+the wheel, perf, stress)."""
 
 
 @dataclass(frozen=True)
