@@ -73,8 +73,12 @@ def _accepts(port: int) -> bool:
         return False
 
 
-def start_redis(*, password: str | None = None, port: int | None = None, tries: int = 3) -> RedisServer:
-    """A redis-server that accepts connections, or a RuntimeError with its log."""
+def start_redis(
+    *, password: str | None = None, port: int | None = None, tries: int = 3,
+    tls: tuple[str, str] | None = None,
+) -> RedisServer:
+    """A redis-server that accepts connections, or a RuntimeError with its log. ``tls``:
+    ``(certificate chain, key)`` files; the server then speaks TLS only, on its port."""
     if REDIS_SERVER is None:
         raise RuntimeError(NOT_INSTALLED)
     failure = ""
@@ -85,6 +89,9 @@ def start_redis(*, password: str | None = None, port: int | None = None, tries: 
             REDIS_SERVER, "--save", "", "--appendonly", "no", "--port", str(chosen), "--bind", "127.0.0.1",
             "--dir", directory, "--logfile", "redis.log", "--enable-debug-command", "local",
         ]
+        if tls is not None:
+            args += ["--port", "0", "--tls-port", str(chosen), "--tls-cert-file", tls[0],
+                     "--tls-key-file", tls[1], "--tls-auth-clients", "no"]
         if password is not None:
             args += ["--requirepass", password]
         process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -12,22 +12,31 @@ from __future__ import annotations
 
 import functools
 import os
+import ssl
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
 import anyio.to_thread
 import pytest
 
-from dualio import AuthenticationError, DualioError, DualioTimeout, RemoteError, UsageError
+from dualio import AuthenticationError, ConnectError, DualioError, DualioTimeout, RemoteError, UsageError
 from dualio.redis import Redis as AsyncRedis
 from dualio.redis import RedisError
 from dualio_sync.redis import Redis as SyncRedis
 from dualio_sync.redis.commands import RedisCommands, parse_url
 from dualio_transports.wire.request import Request
 from tests.contract.faces import Backend, Transport, parametrize_transports
-from tests.redis_server import PASSWORD, RedisServer, redis_auth_server, redis_server
+from tests.redis_server import (
+    NOT_INSTALLED,
+    PASSWORD,
+    REDIS_SERVER,
+    RedisServer,
+    redis_auth_server,
+    redis_server,
+    start_redis,
+)
 
 __all__ = ["redis_auth_server", "redis_server"]  # the fixtures, used by name
 
@@ -734,3 +743,48 @@ def test_a_forked_child_opens_its_own_connections_held_ones_included(
         assert report == b"ok"
         assert r.execute("CLIENT", "ID") == parent_id
         assert r.blpop(key("q"), wait=0.05) is None
+
+
+# -- TLS ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def redis_tls_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[RedisServer, ssl.SSLContext]]:
+    """A redis-server speaking TLS only, and a context that trusts its certificate."""
+    trustme = pytest.importorskip("trustme")
+    if REDIS_SERVER is None:
+        pytest.skip(NOT_INSTALLED)
+    folder = tmp_path_factory.mktemp("redis-tls")
+    authority = trustme.CA()
+    issued = authority.issue_cert("127.0.0.1", "localhost")
+    chain, private = folder / "chain.pem", folder / "key.pem"
+    for blob in issued.cert_chain_pems:
+        with chain.open("ab") as file:
+            file.write(blob.bytes())
+    issued.private_key_pem.write_to_path(str(private))
+    context = ssl.create_default_context()
+    authority.configure_trust(context)
+    try:
+        server = start_redis(tls=(str(chain), str(private)))
+    except RuntimeError as exc:
+        pytest.skip(f"this redis-server does not speak TLS: {exc}")
+    try:
+        yield server, context
+    finally:
+        server.stop()
+
+
+async def test_tls(
+    redis_tls_server: tuple[RedisServer, ssl.SSLContext], transport: Transport, key: Callable[[str], str]
+) -> None:
+    server, context = redis_tls_server
+    r = await connect(transport, server, tls=context)
+    try:
+        await r.set(key("k"), "over TLS")
+        assert await r.get(key("k")) == b"over TLS"
+        assert await r.blpop(key("q"), wait=0.05) is None  # a held command's connection is TLS too
+    finally:
+        await r.aclose()
+    with pytest.raises(ConnectError, match=r"(?i)certificate"):
+        await connect(transport, server, tls=ssl.create_default_context(), connect_timeout=5)
