@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ServerProcess
+from tests.redis_server import RedisServer, redis_server
+
+__all__ = ["redis_server"]  # a fixture, used by name
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -144,3 +147,12 @@ def test_bad_arguments_are_refused(script: str, args: list[str]) -> None:
     result = run(script, *args, timeout=30.0)
     assert result.returncode == 2
     assert "error:" in result.stderr
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_redis_work_queue(redis_server: RedisServer, backend: str) -> None:
+    out = ok("redis_work_queue.py", "--port", str(redis_server.port), "--jobs", "60", "--backend", backend)
+    assert row(out, r"^jobs taken once\s+(\d+)$").group(1) == "60"
+    assert row(out, r"^jobs taken twice or more\s+(\d+)$").group(1) == "0"
+    assert row(out, r"^jobs lost\s+(\d+)$").group(1) == "0"
+    assert row(out, r"^results heard\s+(\d+)$").group(1) == "60"
