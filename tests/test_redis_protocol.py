@@ -3,27 +3,34 @@ tests/test_wire_interface.py drives it with a toy protocol answered in order."""
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from dualio.redis.commands import AsyncRedisCommands
+from dualio_sync.redis.commands import RedisCommands
 from dualio_transports.redis_protocol.client_protocol import MessageKind, RedisProtocol
 from dualio_transports.redis_protocol.errors import RedisError
-from dualio_transports.redis_protocol.resp import encode_command, parse
+from dualio_transports.redis_protocol.resp import ReplyReader, encode_command, parse
 from dualio_transports.wire import procedure
 from dualio_transports.wire.call_table import CallState, CallTable, Next
 from dualio_transports.wire.errors import (
     AuthenticationError,
     ConnectError,
     ConnectionLost,
+    FrameTooLarge,
     ProtocolError,
     RemoteError,
     UsageError,
     VersionMismatch,
 )
-from dualio_transports.wire.protocol import CallKind
+from dualio_transports.wire.protocol import CallKind, Message
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -372,3 +379,108 @@ def test_the_redis_protocol_imports_only_the_core() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+# -- the decoder: bulk strings read whole, and every other reply through the reader ---------
+
+def reference_messages(protocol: RedisProtocol, stream: bytes) -> list[Message]:
+    """What the protocol makes of ``stream``, every reply read by the reader and given to
+    :meth:`RedisProtocol.message` in turn."""
+    reader = ReplyReader()
+    pairs = [pair for i in range(len(stream)) for pair in reader.feed(stream[i : i + 1])]
+    messages = [protocol.message(kind, raw) for kind, raw in pairs]
+    return [message for message in messages if message is not None]
+
+
+def bulk(payload: bytes) -> bytes:
+    return b"$%d\r\n%b\r\n" % (len(payload), payload)
+
+
+STREAM_REPLIES = st.one_of(
+    st.binary(max_size=300).map(bulk),
+    st.sampled_from([
+        b"$-1\r\n", b"$00\r\n\r\n", b"$3\r\n\r\n\n\r\n", b"_\r\n", b"+OK\r\n", b":-2\r\n", b"-ERR no\r\n",
+        b"!5\r\nERR x\r\n", b"*2\r\n$1\r\na\r\n_\r\n", b"|1\r\n+ttl\r\n:1\r\n$1\r\nv\r\n",
+        b"=7\r\ntxt:abc\r\n", push(b"invalidate", b"k"), push(b"message", b"news", b"hello"),
+        push(b"message", b"other", b"dropped"),
+    ]),
+)
+
+
+@given(
+    st.lists(STREAM_REPLIES, max_size=30), st.lists(st.integers(min_value=0, max_value=10_000), max_size=6),
+    st.booleans(),
+)
+def test_the_decoder_makes_of_any_split_what_the_reader_and_message_make(
+    stream_replies: list[bytes], cuts: list[int], handshaking: bool,
+) -> None:
+    stream = b"".join(stream_replies)
+    protocols = []
+    for _ in range(2):
+        protocol = RedisProtocol()
+        if handshaking:
+            protocol.hello()
+        protocol.subscriptions.add(1, False, [b"news"])
+        protocol.subscriptions.confirmed(False, b"news")
+        protocols.append(protocol)
+    decoder = protocols[0].decoder
+    bounds = [0, *sorted(cut % (len(stream) + 1) for cut in cuts), len(stream)]
+    got = [message for a, b in itertools.pairwise(bounds) for message in decoder.feed(stream[a:b])]
+    assert got == reference_messages(protocols[1], stream)
+    assert decoder.reader.buffered == 0
+
+
+def test_a_reply_to_the_handshake_is_never_taken_for_a_commands() -> None:
+    protocol = RedisProtocol(db=1)
+    protocol.hello()
+    decoder = protocol.decoder
+    assert [kind for kind, _, _ in decoder.feed(bulk(b"hello"))] == [MessageKind.HANDSHAKE_REPLY]
+    assert [kind for kind, _, _ in decoder.feed(bulk(b"select") + bulk(b"v"))] == [
+        MessageKind.HANDSHAKE_REPLY, MessageKind.REPLY,
+    ]
+
+
+@pytest.mark.parametrize(("bounds", "data", "error", "text"), [
+    ({"max_bulk": 10}, bulk(b"hello world"), FrameTooLarge, "11 bytes exceeds the maximum of 10"),
+    ({"max_bulk": 10}, bulk(b"ok") + bulk(b"hello world"), FrameTooLarge, "11 bytes exceeds the maximum"),
+    ({}, b"$%d\r\n" % (1 << 40), FrameTooLarge, f"{1 << 40} bytes exceeds the maximum"),
+    ({"max_line": 1}, bulk(b"x" * 16), ProtocolError, "longer than 1 bytes"),
+    ({}, b"$3\r\nabcd\r\n", ProtocolError, "not followed by CRLF"),
+    ({}, b"$3\r\nabcX\n", ProtocolError, "not followed by CRLF"),
+    ({}, b"$-2\r\n", ProtocolError, "bad length"),
+])
+def test_the_decoder_keeps_the_readers_bounds_and_stays_broken(
+    bounds: dict[str, int], data: bytes, error: type[Exception], text: str,
+) -> None:
+    decoder = RedisProtocol(**bounds).decoder
+    with pytest.raises(error, match=text):
+        decoder.feed(data)
+    with pytest.raises(error, match=text):
+        decoder.feed(bulk(b"fine"))
+    assert decoder.reader.buffered == 0
+
+
+# -- a GET's reply, as the faces decode it ---------------------------------------------------
+
+@pytest.mark.parametrize("commands", [AsyncRedisCommands, RedisCommands])
+@pytest.mark.parametrize("raw", [
+    bulk(b""), bulk(b"v"), bulk(b"\n"), bulk(b"\n" * 9), bulk(b"0123456789"), bulk(b"\n" * 16),
+    bulk(b"x" * 99), bulk(b"x" * 100), bulk(b"\r\n" * 300), b"$-1\r\n", b"_\r\n", b"$00\r\n\r\n",
+    b"$01\r\n\n\r\n", b"$010\r\n0123456789\r\n", b"+OK\r\n", b"=7\r\ntxt:abc\r\n", bulk("é".encode()),
+])
+def test_a_string_reply_is_decoded_as_parse_reads_it(commands: type[Any], raw: bytes) -> None:
+    client = commands.__new__(commands)
+    client._setup_commands(False)
+    assert client._string(raw) == parse(raw)
+    assert type(client._string(raw)) is type(parse(raw))
+    client._setup_commands(True)
+    value = parse(raw)
+    assert client._string(raw) == (value if value is None else value.decode())
+
+
+@pytest.mark.parametrize("commands", [AsyncRedisCommands, RedisCommands])
+def test_a_string_reply_that_is_not_utf8_fails_with_decode_responses(commands: type[Any]) -> None:
+    client = commands.__new__(commands)
+    client._setup_commands(True)
+    with pytest.raises(ProtocolError, match="not UTF-8"):
+        client._string(bulk(b"\xff"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import itertools
 import math
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dualio_transports.redis_protocol import resp
 from dualio_transports.redis_protocol.resp import (
     MAX_BULK,
     MAX_DEPTH,
@@ -189,6 +191,9 @@ GARBAGE = [
     (b"%-1\r\n", "bad length"),
     (b"*+1\r\n:1\r\n", "bad length"),
     (b"$3\r\nfoobar\r\n", "not followed by CRLF"),
+    (b"$3\r\nfooX\n", "not followed by CRLF"),
+    (b"$3\r\nfoo\rX", "not followed by CRLF"),
+    (b"$" + b"0" * 19 + b"1\r\nx\r\n", "bad length"),
     (b"+OK\n", "not ended by CRLF"),
     (b"\r\n", "unknown RESP3 type byte"),
     (b"+O\rK\r\n", "a CR in it"),
@@ -240,3 +245,173 @@ def test_encode_command_writes_an_array_of_bulk_strings() -> None:
 def test_encode_command_refuses_other_types(bad: Any) -> None:
     with pytest.raises(TypeError):
         encode_command("SET", bad)
+
+
+# -- whole replies read where they lie, and the buffered reading -----------------------------
+
+def one_byte_at_a_time(stream: bytes, reader: ReplyReader | None = None) -> list[tuple[int, bytes]]:
+    """What the buffered reading alone makes of ``stream``: no reply ever arrives whole."""
+    return replies([stream[i : i + 1] for i in range(len(stream))], reader)
+
+
+def bulk(payload: bytes) -> bytes:
+    return b"$%d\r\n%b\r\n" % (len(payload), payload)
+
+
+PAYLOADS = st.binary(max_size=300) | st.sampled_from([b"", b"\r\n", b"\n" * 16, b"x" * 255, b"y" * 256])
+ANNOTATED = {ATTRIBUTED: EXPECTED[-1], b"|0\r\n$1\r\na\r\n": b"$1\r\na\r\n"}
+"""Replies after an attribute, and what comes out of them."""
+REPLIES = st.one_of(
+    PAYLOADS.map(bulk),
+    st.sampled_from([raw for raw, _ in SPEC] + [*ANNOTATED] + [
+        b"$00\r\n\r\n", b"$007\r\nleading\r\n", b"$" + b"0" * 18 + b"1\r\nx\r\n", b"$-1\r\n", b"+\r\n",
+        b":0\r\n", b":+5\r\n", b"-\r\n", b">2\r\n$7\r\nmessage\r\n$1\r\nc\r\n",
+    ]),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1).map(lambda n: b":%d\r\n" % n),
+    st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=40).map(
+        lambda text: b"+%b\r\n" % text.encode()
+    ),
+)
+
+
+@given(st.lists(REPLIES, max_size=30), st.lists(st.integers(min_value=0, max_value=10_000), max_size=8))
+def test_whole_replies_come_out_as_the_buffered_reading_reads_them(
+    stream_replies: list[bytes], cuts: list[int]
+) -> None:
+    stream = b"".join(stream_replies)
+    expected = one_byte_at_a_time(stream)
+    assert [raw for _, raw in expected] == [ANNOTATED.get(raw, raw) for raw in stream_replies]
+    bounds = [0, *sorted(cut % (len(stream) + 1) for cut in cuts), len(stream)]
+    assert replies([stream[a:b] for a, b in itertools.pairwise(bounds)]) == expected
+    assert replies([stream]) == expected
+    for kind, raw in expected:
+        assert raw[0] == kind
+        parse(raw)
+
+
+def test_a_hundred_bulk_strings_split_anywhere_come_out_whole() -> None:
+    stream = b"".join(bulk(b"value %02d" % i + b"\r\n" * (i % 3)) for i in range(100))
+    expected = one_byte_at_a_time(stream)
+    assert len(expected) == 100
+    for cut in range(len(stream) + 1):
+        assert replies([stream[:cut], stream[cut:]]) == expected
+    for first, second in itertools.combinations(range(0, len(stream), 37), 2):
+        assert replies([stream[:first], stream[first:second], stream[second:]]) == expected
+
+
+def test_a_reply_finished_by_a_read_is_followed_by_the_rest_of_it() -> None:
+    reader = ReplyReader()
+    assert reader.feed(b"*2\r\n$1\r\na\r\n$3\r\nbc") == []
+    assert reader.feed(b"d\r\n$1\r\ne\r\n+OK\r\n:7\r\n$2\r\nf") == [
+        (ord("*"), b"*2\r\n$1\r\na\r\n$3\r\nbcd\r\n"), (ord("$"), b"$1\r\ne\r\n"), (ord("+"), b"+OK\r\n"),
+        (ord(":"), b":7\r\n"),
+    ]
+    assert reader.buffered == len(b"$2\r\nf")
+    assert reader.feed(b"g\r\n") == [(ord("$"), b"$2\r\nfg\r\n")]
+    assert reader.buffered == 0
+
+
+TERABYTE = b"$%d\r\n" % (1 << 40)
+
+
+@pytest.mark.parametrize("data", [TERABYTE, TERABYTE + b"x" * 100, bulk(b"a") + TERABYTE])
+def test_a_bulk_string_announcing_a_terabyte_is_refused_at_once(data: bytes) -> None:
+    reader = ReplyReader()
+    with pytest.raises(FrameTooLarge, match=f"{1 << 40} bytes exceeds the maximum"):
+        reader.feed(data)
+    assert reader.buffered == 0
+
+
+@pytest.mark.parametrize("chunks", [[b"$11\r\nhello world\r\n"], [b"$1\r\na\r\n$11\r\nhello world\r\n"],
+                                    [b"$1\r\na\r\n$1", b"1\r\nhello world\r\n"]])
+def test_a_whole_bulk_over_its_bound_is_refused(chunks: list[bytes]) -> None:
+    reader = ReplyReader(max_bulk=10)
+    with pytest.raises(FrameTooLarge, match="11 bytes exceeds the maximum of 10"):
+        for chunk in chunks:
+            reader.feed(chunk)
+    assert ReplyReader(max_bulk=10).feed(bulk(b"0123456789")) == [(ord("$"), bulk(b"0123456789"))]
+
+
+@pytest.mark.parametrize("reply", [bulk(b"x" * 16), bulk(b"x" * 300), b"$-1\r\n", b"+OK\r\n", b":12\r\n"])
+def test_a_whole_reply_with_a_line_over_its_bound_is_refused(reply: bytes) -> None:
+    line = reply.index(b"\r\n") - 1
+    assert ReplyReader(max_line=line).feed(reply) == [(reply[0], reply)]
+    with pytest.raises(ProtocolError, match=f"longer than {line - 1} bytes"):
+        ReplyReader(max_line=line - 1).feed(reply)
+
+
+@pytest.mark.parametrize(("garbage", "error"), GARBAGE)
+def test_garbage_after_whole_replies_breaks_the_reader_as_alone(garbage: bytes, error: str) -> None:
+    reader = ReplyReader()
+    with pytest.raises(ProtocolError, match=error):
+        reader.feed(bulk(b"fine") + b"+OK\r\n" + garbage)
+    assert reader.buffered == 0
+    with pytest.raises(ProtocolError, match=error):
+        reader.feed(bulk(b"fine"))
+
+
+# -- encode_command: the same bytes and errors as one bulk string after another -----------------
+
+def encoded(*args: Any) -> bytes:
+    """encode_command as written without a fast path."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, bytes):
+            data = arg
+        elif isinstance(arg, str):
+            data = arg.encode()
+        elif isinstance(arg, bool):
+            raise TypeError("a command argument cannot be a bool: say b'1' or b'0'")
+        elif isinstance(arg, int):
+            data = int.__repr__(arg).encode()
+        elif isinstance(arg, float):
+            data = float.__repr__(arg).encode()
+        else:
+            raise TypeError(f"a command argument is bytes, str, int or float, not {type(arg).__name__}")
+        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+class Text(str):
+    pass
+
+
+class Data(bytes):
+    pass
+
+
+class Number(enum.IntEnum):
+    SEVEN = 7
+
+
+class Ratio(float):
+    def __repr__(self) -> str:
+        return "ratio"
+
+
+ARGUMENTS = st.one_of(
+    st.text(max_size=300), st.binary(max_size=300), st.integers(), st.floats(),
+    st.sampled_from([Text("text"), Data(b"data"), Number.SEVEN, Ratio(0.5), "é", "GET", b"GET"]),
+)
+WRONG = st.sampled_from([True, False, None, [b"x"], bytearray(b"x"), memoryview(b"x"), object()])
+
+
+@given(st.lists(ARGUMENTS, max_size=10))
+def test_encode_command_writes_what_one_bulk_string_per_argument_writes(args: list[Any]) -> None:
+    assert encode_command(*args) == encoded(*args)
+
+
+@given(st.lists(ARGUMENTS, max_size=6), WRONG, st.integers(min_value=0, max_value=6))
+def test_encode_command_refuses_what_it_refused(args: list[Any], wrong: Any, at: int) -> None:
+    args.insert(min(at, len(args)), wrong)
+    with pytest.raises(TypeError) as expected:
+        encoded(*args)
+    with pytest.raises(TypeError) as refused:
+        encode_command(*args)
+    assert str(refused.value) == str(expected.value)
+
+
+def test_command_names_remembered_are_bounded() -> None:
+    for number in range(3 * resp._MAX_HEADS):
+        assert encode_command(f"NAME{number}", "k") == encoded(f"NAME{number}", "k")
+    assert len(resp._HEADS) <= resp._MAX_HEADS

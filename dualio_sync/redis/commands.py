@@ -111,6 +111,9 @@ def redis_protocol(
     return make
 
 
+_request = tuple.__new__  # a Request without NamedTuple's Python-level __new__ (one is made per call)
+
+
 def _text(value: Value) -> Value:
     """``value`` with every bytes in it decoded from UTF-8 (``decode_responses=True``); a
     ProtocolError, for this call only, where one is not UTF-8."""
@@ -209,11 +212,27 @@ class RedisCommands(Calls, Generic[S]):
         self._live_names = builtins.set()
 
     def _value(self, raw: bytes) -> Any:
-        value = parse(raw)
-        return _text(value) if self.decode_responses else value
+        if self.decode_responses:
+            return _text(parse(raw))
+        return parse(raw)
 
     def _string(self, raw: bytes) -> S | None:
-        return cast("S | None", self._value(raw))
+        if raw[0] == 0x24:  # b"$": a bulk string the reader found whole, or $-1
+            if raw[3] == 0x0A:  # its header's LF: a length of one digit
+                value = raw[4:-2]
+            elif raw[4] == 0x0A:  # two digits, or $-1
+                value = raw[5:-2]
+                if not value and raw[1] == 0x2D:
+                    return None
+            else:
+                value = raw[raw.index(b"\n") + 1 : -2]
+        elif raw[0] == 0x5F:  # b"_": a null
+            return None
+        else:
+            value = parse(raw)
+        if self.decode_responses:
+            return _text(value)  # type: ignore[no-any-return]
+        return value  # type: ignore[return-value]
 
     def _list(self, raw: bytes) -> list[Any]:
         value = self._value(raw)
@@ -231,7 +250,7 @@ class RedisCommands(Calls, Generic[S]):
     def _command(
         self, decode: Callable[[bytes], T], *args: Arg, idempotent: bool
     ) -> Request[T]:
-        return Request(cast(str, args[0]), encode_command(*args), decode, idempotent)
+        return _request(Request, (args[0], encode_command(*args), decode, idempotent, 1))
 
     # -- any command ----------------------------------------------------------------
 
@@ -335,7 +354,9 @@ class RedisCommands(Calls, Generic[S]):
 
     def get(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """The value of ``name``; None when there is none."""
-        return self._call(self._command(self._string, "GET", name, idempotent=True), timeout)
+        args = encode_command("GET", name)
+        request: Request[S | None] = _request(Request, ("GET", args, self._string, True, 1))
+        return self._call(request, timeout)
 
     def set(
         self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None,

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.errors import RedisError, handshake_error
 from dualio_transports.redis_protocol.resp import (
+    BULK_LENGTHS,
+    BULK_STRING,
     ERRORS,
     PUSH,
     ErrorReply,
@@ -95,6 +97,12 @@ ACCEPTS: dict[CallKind, dict[MessageKind, bool]] = {
 SUBSCRIBING = {"SUBSCRIBE": False, "PSUBSCRIBE": True}
 """The commands that start a subscription, and whether they name patterns."""
 UNSUBSCRIBING = frozenset({"UNSUBSCRIBE", "PUNSUBSCRIBE"})
+_SPECIAL = frozenset({*SUBSCRIBING, *UNSUBSCRIBING, *commands.HELD, *commands.HELD_WITH_BLOCK})
+"""The commands :meth:`RedisProtocol.request` has more to do for than send them."""
+_ORDINARY: set[str] = set()
+"""Names of commands :meth:`RedisProtocol.request` found it has only to send, as called."""
+_MAX_ORDINARY = 1024  # names are the program's: a few dozen, unless it makes them up
+_REPLY, _ERROR_REPLY = MessageKind.REPLY, MessageKind.ERROR_REPLY
 _PUSH_ITEMS = {b"message": (False, 3), b"pmessage": (True, 4)}  # whether a pattern; length
 _PUSH_ENDS = {b"unsubscribe": False, b"punsubscribe": True}
 _PUSH_STARTS = {b"subscribe": False, b"psubscribe": True}
@@ -128,8 +136,39 @@ class RedisDecoder:
         self.reader = reader
 
     def feed(self, data: bytes) -> Sequence[Message]:
-        message = self._protocol.message
-        return [m for m in (message(kind, raw) for kind, raw in self.reader.feed(data)) if m is not None]
+        reader = self.reader
+        protocol = self._protocol
+        messages: list[Message] = []
+        if not (reader._buffer or protocol._handshake_replies or reader._broken) and data.__class__ is bytes:
+            # Bulk strings of under 256 bytes, whole, read here as the reader reads them,
+            # straight into messages: most replies (a GET's) are one.
+            pos = 0
+            size = len(data)
+            while pos < size and data[pos] == BULK_STRING:
+                newline = data.find(b"\n", pos)
+                end = newline + 1
+                length = BULK_LENGTHS.get(data[pos:end])
+                if length is None or newline - pos - 2 > reader.max_line:
+                    break
+                if length >= 0:
+                    end += length + 2
+                    if length > reader.max_bulk or end > size or data[end - 1] != 10 or data[end - 2] != 13:
+                        break
+                messages.append((_REPLY, IN_ORDER, data[pos:end]))
+                pos = end
+            if pos == size:
+                return messages
+            data = data[pos:]
+        for kind, raw in reader.feed(data):
+            if kind == PUSH or protocol._handshake_replies:
+                message = protocol.message(kind, raw)
+                if message is not None:
+                    messages.append(message)
+            elif kind in ERRORS:
+                messages.append((_ERROR_REPLY, IN_ORDER, raw))
+            else:
+                messages.append((_REPLY, IN_ORDER, raw))
+        return messages
 
     def room(self) -> memoryview | None:
         return None
@@ -233,14 +272,12 @@ class RedisProtocol:
     def message(self, kind: int, raw: bytes) -> Message | None:
         """The message a whole reply is (its RESP3 type byte and its bytes), or None
         when it is dropped."""
+        if kind != PUSH and not self._handshake_replies:
+            return (_ERROR_REPLY if kind in ERRORS else _REPLY, IN_ORDER, raw)
         if kind == PUSH:
             return self._push(raw)
-        if self._handshake_replies:
-            self._handshake_replies -= 1
-            return (MessageKind.HANDSHAKE_REPLY, HANDSHAKE_KEY, raw)
-        if kind in ERRORS:
-            return (MessageKind.ERROR_REPLY, IN_ORDER, raw)
-        return (MessageKind.REPLY, IN_ORDER, raw)
+        self._handshake_replies -= 1
+        return (MessageKind.HANDSHAKE_REPLY, HANDSHAKE_KEY, raw)
 
     def _push(self, raw: bytes) -> Message | None:
         push = parse(raw)
@@ -270,8 +307,15 @@ class RedisProtocol:
         """``args``, the whole command (:func:`~.resp.encode_command`), named ``method``.
         UNSUBSCRIBE and PUNSUBSCRIBE are not sent as commands: giving up a
         subscription sends them (their confirmations are pushes, and no reply in order)."""
-        self._forget(key)
+        if self._held:
+            self._held.discard(key)
+        if method in _ORDINARY:
+            return args
         name = method.upper()
+        if name not in _SPECIAL:
+            if len(_ORDINARY) < _MAX_ORDINARY:
+                _ORDINARY.add(method)
+            return args
         if name in SUBSCRIBING:
             self.subscriptions.add(key, SUBSCRIBING[name], parse(args)[1:])
         elif name in UNSUBSCRIBING:

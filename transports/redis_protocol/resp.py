@@ -75,6 +75,7 @@ ERRORS = frozenset({SIMPLE_ERROR, BULK_ERROR})
 _BULKS = frozenset({BULK_STRING, BULK_ERROR, VERBATIM_STRING})
 _AGGREGATES = frozenset({ARRAY, SET, PUSH, MAP, ATTRIBUTE})
 _PAIRED = frozenset({MAP, ATTRIBUTE})
+_ONE_LINE = frozenset({SIMPLE_STRING, SIMPLE_ERROR, INTEGER, NULL, BOOLEAN, DOUBLE, BIG_NUMBER})
 _NULLABLE = frozenset({BULK_STRING, ARRAY})  # RESP2's nulls, $-1 and *-1
 _CR = 13
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
@@ -99,22 +100,79 @@ def encode_command(*args: bytes | str | int | float) -> bytes:
     """A command as an array of bulk strings: ``str`` as UTF-8, ``int`` and ``float`` as
     their decimal text (``repr``'s, so ``inf`` and ``1e+16`` too; a subclass's, an
     ``IntEnum`` say, as its number's). Anything else, a ``bool`` included, is a TypeError."""
-    parts = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        if isinstance(arg, bytes):
-            data = arg
-        elif isinstance(arg, str):
-            data = arg.encode()
-        elif isinstance(arg, bool):
-            raise TypeError("a command argument cannot be a bool: say b'1' or b'0'")
-        elif isinstance(arg, int):
-            data = int.__repr__(arg).encode()
-        elif isinstance(arg, float):
-            data = float.__repr__(arg).encode()
-        else:
-            raise TypeError(f"a command argument is bytes, str, int or float, not {type(arg).__name__}")
-        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    name: Any
+    data: Any
+    count = len(args)
+    if count == 2 and args[0].__class__ is str:  # a name and a key, the commonest command
+        name, data = args
+        try:
+            head = _HEADS[name][2]
+        except KeyError:
+            head = _heads(name)[2]
+        cls = data.__class__
+        if cls is str:
+            data = data.encode()
+        elif cls is not bytes:
+            data = _argument(data)
+        size = len(data)
+        return b"".join((head, _SIZES[size] if size < _SIZED else b"$%d\r\n" % size, data, b"\r\n"))
+    if 0 < count < _HEAD_ARGS and args[0].__class__ is str:
+        name = args[0]
+        try:
+            head = _HEADS[name][count]
+        except KeyError:
+            head = _heads(name)[count]
+        parts = [head]
+        args = args[1:]
+    else:
+        parts = [b"*%d\r\n" % count]
+    append = parts.append
+    for data in args:
+        cls = data.__class__
+        if cls is str:
+            data = data.encode()
+        elif cls is not bytes:
+            data = _argument(data)
+        size = len(data)
+        append(_SIZES[size] if size < _SIZED else b"$%d\r\n" % size)
+        append(data)
+        append(b"\r\n")
     return b"".join(parts)
+
+
+_SIZED = 256
+_SIZES = tuple(b"$%d\r\n" % size for size in range(_SIZED))
+"""A bulk string's header, by its length."""
+BULK_LENGTHS = {header: size for size, header in enumerate(_SIZES)} | {b"$-1\r\n": -1}
+"""A bulk string's length by its header, for lengths under 256 (-1: RESP2's null)."""
+_HEAD_ARGS = 8
+_HEADS: dict[str, tuple[bytes, ...]] = {}
+"""For a command's name: its first bytes (the array's header, then the name), by how
+many arguments the command has, name included (up to ``_HEAD_ARGS``)."""
+_MAX_HEADS = 1024  # names are the program's: a few dozen, unless it makes them up
+
+
+def _heads(name: str) -> tuple[bytes, ...]:
+    data = name.encode()
+    heads = tuple(b"*%d\r\n$%d\r\n%b\r\n" % (count, len(data), data) for count in range(_HEAD_ARGS))
+    if len(_HEADS) < _MAX_HEADS:
+        _HEADS[name] = heads
+    return heads
+
+
+def _argument(arg: object) -> bytes:
+    """An argument that is not exactly a ``str`` or ``bytes``, as :func:`encode_command` sends it."""
+    if isinstance(arg, bytes):
+        return arg
+    if isinstance(arg, str):
+        return arg.encode()
+    if isinstance(arg, bool):
+        raise TypeError("a command argument cannot be a bool: say b'1' or b'0'")
+    if isinstance(arg, int):
+        return int.__repr__(arg).encode()
+    if isinstance(arg, float):
+        return float.__repr__(arg).encode()
+    raise TypeError(f"a command argument is bytes, str, int or float, not {type(arg).__name__}")
 
 
 def _length(kind: int, line: bytes) -> int:
@@ -192,7 +250,9 @@ class ReplyReader:
     reply it annotates is the one returned. After an error the reader stays broken.
 
     The reader keeps its place: the line it waits for the end of is searched from where
-    the last search stopped, and a bulk payload is skipped by its length.
+    the last search stopped, and a bulk payload is skipped by its length. Between
+    replies, a bulk string or a one-line reply that arrived whole is read where it lies
+    in the bytes fed, without going through the buffer.
     """
 
     __slots__ = (
@@ -231,26 +291,88 @@ class ReplyReader:
     def feed(self, data: bytes) -> list[tuple[int, bytes]]:
         if self._broken is not None:
             raise self._broken
-        buffer = self._buffer
-        buffer += data
+        if data.__class__ is not bytes:
+            data = bytes(data)
         replies: list[tuple[int, bytes]] = []
+        pos = 0
         try:
-            self._scan(replies)
+            if self._buffer:
+                pos = self._finish(data, replies)
+                if pos < 0:
+                    return replies
+            # Anything but a whole bulk string or one-line reply is read through the buffer,
+            # from its first byte on.
+            size = len(data)
+            line_end = self.max_line + 2
+            max_bulk = self.max_bulk
+            while pos < size:
+                kind = data[pos]
+                newline = data.find(b"\n", pos)
+                if newline < 0 or newline - pos > line_end:
+                    break
+                if kind == BULK_STRING:
+                    end = newline + 1
+                    length = BULK_LENGTHS.get(data[pos:end])
+                    if length is None:
+                        if data[newline - 1] != _CR or newline - pos > _INTEGER_DIGITS + 1:
+                            break
+                        header = data[pos + 1 : newline - 1]
+                        if not header.isdigit():
+                            break
+                        length = int(header)
+                    if length >= 0:
+                        end += length + 2
+                        if length > max_bulk or end > size or data[end - 1] != 10 or data[end - 2] != _CR:
+                            break
+                elif kind in _ONE_LINE:
+                    if data[newline - 1] != _CR:
+                        break
+                    line = data[pos + 1 : newline - 1]
+                    if kind != SIMPLE_STRING or b"\r" in line:
+                        _simple(kind, line)
+                    end = newline + 1
+                else:
+                    break
+                replies.append((kind, data[pos:end]))
+                pos = end
+            else:
+                return replies
+            self._buffer += data[pos:] if pos else data
+            self._scan(replies, False)
         except ProtocolError as exc:
             self._broken = exc
-            buffer.clear()
+            self._buffer.clear()
             raise
+        self._trim()
+        return replies
+
+    def _finish(self, data: bytes, replies: list[tuple[int, bytes]]) -> int:
+        """Read on the reply the buffer holds the start of: where in ``data`` the bytes after
+        it begin, or -1 while it is not whole yet."""
+        buffer = self._buffer
+        before = len(buffer)
+        buffer += data
+        if not self._scan(replies, True):
+            self._trim()
+            return -1
+        pos = self._start - before
+        buffer.clear()
+        self._start = self._pos = self._line_from = 0
+        return pos
+
+    def _trim(self) -> None:
         start = self._start
         if start:
-            del buffer[:start]
+            del self._buffer[:start]
             self._start = 0
             self._pos -= start
             self._line_from -= start
             if self._bulk_end:
                 self._bulk_end -= start
-        return replies
 
-    def _scan(self, replies: list[tuple[int, bytes]]) -> None:
+    def _scan(self, replies: list[tuple[int, bytes]], once: bool) -> bool:
+        """Read the buffer on; with ``once``, only until a whole reply is read (whether
+        one was)."""
         buffer = self._buffer
         size = len(buffer)
         pos = self._pos
@@ -288,7 +410,11 @@ class ReplyReader:
             if whole:
                 replies.append((self._type, bytes(buffer[self._start : pos])))
                 self._start = pos
+                if once:
+                    self._pos = pos
+                    return True
         self._pos = pos
+        return False
 
     def _header(self, kind: int, line: bytes, pos: int) -> bool:
         """Read one line; whether it ended a top-level reply."""
