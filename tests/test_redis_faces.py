@@ -788,3 +788,28 @@ async def test_tls(
         await r.aclose()
     with pytest.raises(ConnectError, match=r"(?i)certificate"):
         await connect(transport, server, tls=ssl.create_default_context(), connect_timeout=5)
+
+
+async def test_a_subscription_collected_unclosed_frees_its_names(
+    redis_server: RedisServer, key: Callable[[str], str]
+) -> None:
+    """Iterated without ``async with`` and dropped: once collected (its generator closed by
+    the loop), its channel may be subscribed again and the server unsubscribed it."""
+    import gc
+
+    channel = key("dropped")
+    async with AsyncRedis(*redis_server.address, timeout=5) as r:
+        subscription = r.subscribe(channel)
+        await r.publish(channel, "x")  # nobody hears it yet: not subscribed before the first next
+        with anyio.move_on_after(0.2):
+            await subscription.__anext__()
+        del subscription
+        for _ in range(50):
+            gc.collect()
+            await anyio.sleep(0.02)
+            if not r._live_names:
+                break
+        assert not r._live_names
+        async with r.subscribe(channel) as again:
+            await r.publish(channel, "y")
+            assert (await again.__anext__()).data == b"y"

@@ -623,26 +623,31 @@ class AsyncSubscription(Generic[S]):
         return Message(push[1], push[2])
 
     async def _resubscribing(self) -> AsyncGenerator[Message[S] | None, None]:
-        """The stream's items, subscribing again after a lost connection."""
+        """The stream's items, subscribing again after a lost connection; its names are
+        free for another subscription once it ends, however it ends (left, failed, or
+        collected unclosed)."""
         client = self._client
         series: Series | None = None
-        while True:
-            items = client._stream(self._request, self._timeout, None)
-            try:
-                async for item in items:
-                    if item is None:
-                        series = None
-                    yield item
-                return
-            except DualioError as exc:
-                if client.retry is None or client._life.closed_by_user or not may_retry(exc, True):
-                    raise
-                series = series or client.retry.series()
-                wait = series.next_delay(exc)
-                log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
-                await client._pause(wait)
-            finally:
-                await items.aclose()
+        try:
+            while True:
+                items = client._stream(self._request, self._timeout, None)
+                try:
+                    async for item in items:
+                        if item is None:
+                            series = None
+                        yield item
+                    return
+                except DualioError as exc:
+                    if client.retry is None or client._life.closed_by_user or not may_retry(exc, True):
+                        raise
+                    series = series or client.retry.series()
+                    wait = series.next_delay(exc)
+                    log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
+                    await client._pause(wait)
+                finally:
+                    await items.aclose()
+        finally:
+            client._live_names -= self._names
 
     def _started(self) -> AsyncGenerator[Message[S] | None, None]:
         if self._closed:
@@ -690,6 +695,6 @@ class AsyncSubscription(Generic[S]):
         self._closed = True
         messages, self._messages = self._messages, None
         if messages is not None:
-            self._client._live_names -= self._names
             await messages.aclose()
+            self._client._live_names -= self._names  # the same, for one never started
 
