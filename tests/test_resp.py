@@ -268,7 +268,9 @@ REPLIES = st.one_of(
         b":0\r\n", b":+5\r\n", b"-\r\n", b">2\r\n$7\r\nmessage\r\n$1\r\nc\r\n",
     ]),
     st.integers(min_value=-(2**63), max_value=2**63 - 1).map(lambda n: b":%d\r\n" % n),
-    st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=40).map(
+    st.text(
+        alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=40
+    ).map(
         lambda text: b"+%b\r\n" % text.encode()
     ),
 )

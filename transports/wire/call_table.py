@@ -470,7 +470,8 @@ class CallTable(Generic[W]):
         On a protocol answered in order, the PING's answer comes after those of the
         calls written before it, which a server may take long over (a slow command
         holds up every reply): its silence counts from when it is the oldest call
-        waiting. A server silent through a long command is found by the calls'
+        waiting in the order (one that takes its place as it is written has been
+        written then). A server silent through a long command is found by the calls'
         timeouts, or by TCP keepalive.
         """
         if self.keepalive is None or self.closing or self.failure is not None:
@@ -480,8 +481,8 @@ class CallTable(Generic[W]):
         if probe is not None:
             if not probe.done:
                 order = self._order
-                if order and order[0] != probe.id:  # answers to earlier calls are due first
-                    self._probe_sent = now
+                if order is not None and (not order or order[0] != probe.id):
+                    self._probe_sent = now  # not written yet, or answers to earlier calls are due first
                     return b""
                 if now - self._probe_sent >= self.keepalive:
                     self.fail(ConnectionLost(
