@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -484,3 +485,22 @@ def test_a_string_reply_that_is_not_utf8_fails_with_decode_responses(commands: t
     client._setup_commands(True)
     with pytest.raises(ProtocolError, match="not UTF-8"):
         client._string(bulk(b"\xff"))
+
+
+def test_a_keepalive_ping_behind_a_long_command_is_judged_only_once_it_is_the_oldest() -> None:
+    """Redis answers the PING after the command before it, however long that runs: a busy
+    server is not a dead one. Once the PING is the oldest call, its silence counts."""
+    table = opened()
+    table.keepalive = 0.02
+    slow = start(table, "DEBUG", "SLEEP", "1")
+    time.sleep(0.03)
+    assert table.keepalive_due() == b"*1\r\n$4\r\nPING\r\n"  # the command's silence: a probe
+    for _ in range(3):
+        time.sleep(0.03)
+        assert table.keepalive_due() == b"" and table.failure is None  # behind the command
+    assert table.receive(b"+OK\r\n") is None and slow.outcome() == b"+OK\r\n"
+    time.sleep(0.03)
+    assert table.keepalive_due() == b"" and table.failure is None  # the oldest from here
+    time.sleep(0.03)
+    assert table.keepalive_due() == b""
+    assert isinstance(table.failure, ConnectionLost) and "keepalive PING" in str(table.failure)

@@ -146,9 +146,8 @@ class CallTable(Generic[W]):
 
     __slots__ = (
         "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_order_at_start",
-        "_ordered", "_owed",
-        "_probe", "_probe_sent", "_wake", "backlogged", "closing", "dropped", "failure", "handshake",
-        "keepalive", "last_heard", "live", "protocol",
+        "_ordered", "_owed", "_probe", "_probe_behind", "_probe_sent", "_wake", "backlogged", "closing",
+        "dropped", "failure", "handshake", "keepalive", "last_heard", "live", "protocol",
     )
 
     def __init__(
@@ -177,6 +176,7 @@ class CallTable(Generic[W]):
         self.last_heard = time.monotonic()  # when bytes last arrived
         self._probe: CallState[W] | None = None  # the keepalive PING in flight
         self._probe_sent = 0.0
+        self._probe_behind = False  # the probe was last seen behind earlier calls in the order
         self._decoder = self.protocol.decoder
         self._wake = wake
         self._next_id = 1
@@ -469,9 +469,9 @@ class CallTable(Generic[W]):
 
         On a protocol answered in order, the PING's answer comes after those of the
         calls written before it, which a server may take long over (a slow command
-        holds up every reply): its silence counts from when it is the oldest call
-        waiting in the order (one that takes its place as it is written has been
-        written then). A server silent through a long command is found by the calls'
+        holds up every reply): its silence counts from the first check that finds it
+        the oldest call waiting in the order (one that takes its place as it is
+        written has been written then). A server silent through a long command is found by the calls'
         timeouts, or by TCP keepalive.
         """
         if self.keepalive is None or self.closing or self.failure is not None:
@@ -483,6 +483,11 @@ class CallTable(Generic[W]):
                 order = self._order
                 if order is not None and (not order or order[0] != probe.id):
                     self._probe_sent = now  # not written yet, or answers to earlier calls are due first
+                    self._probe_behind = True
+                    return b""
+                if self._probe_behind:  # first seen as the oldest: its silence counts from here
+                    self._probe_sent = now
+                    self._probe_behind = False
                     return b""
                 if now - self._probe_sent >= self.keepalive:
                     self.fail(ConnectionLost(
@@ -493,7 +498,7 @@ class CallTable(Generic[W]):
         if now - self.last_heard < self.keepalive or not self.live or not self.protocol.is_open:
             return b""
         probe, data = self.start(CallKind.PING, "keepalive", b"")
-        self._probe, self._probe_sent = probe, now
+        self._probe, self._probe_sent, self._probe_behind = probe, now, False
         return data
 
     def keepalive_wait(self) -> float | None:
