@@ -75,10 +75,11 @@ def _accepts(port: int) -> bool:
 
 def start_redis(
     *, password: str | None = None, port: int | None = None, tries: int = 3,
-    tls: tuple[str, str] | None = None,
+    tls: tuple[str, str] | None = None, hello: bool = True,
 ) -> RedisServer:
     """A redis-server that accepts connections, or a RuntimeError with its log. ``tls``:
-    ``(certificate chain, key)`` files; the server then speaks TLS only, on its port."""
+    ``(certificate chain, key)`` files; the server then speaks TLS only, on its port.
+    ``hello=False``: it does not know HELLO, as a server before Redis 6 (RESP2 only)."""
     if REDIS_SERVER is None:
         raise RuntimeError(NOT_INSTALLED)
     failure = ""
@@ -89,6 +90,8 @@ def start_redis(
             REDIS_SERVER, "--save", "", "--appendonly", "no", "--port", str(chosen), "--bind", "127.0.0.1",
             "--dir", directory, "--logfile", "redis.log", "--enable-debug-command", "local",
         ]
+        if not hello:
+            args += ["--rename-command", "HELLO", ""]
         if tls is not None:
             args += ["--port", "0", "--tls-port", str(chosen), "--tls-cert-file", tls[0],
                      "--tls-key-file", tls[1], "--tls-auth-clients", "no"]
@@ -129,3 +132,16 @@ def redis_server() -> Iterator[RedisServer]:
 def redis_auth_server() -> Iterator[RedisServer]:
     """A redis-server that requires ``PASSWORD`` (``--requirepass``)."""
     yield from _started(PASSWORD)
+
+
+@pytest.fixture(scope="session")
+def redis_resp2_server() -> Iterator[RedisServer]:
+    """A redis-server that refuses HELLO, as one before Redis 6 does."""
+    if REDIS_SERVER is None:
+        pytest.skip(NOT_INSTALLED)
+    server = start_redis(hello=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+

@@ -34,11 +34,12 @@ from tests.redis_server import (
     REDIS_SERVER,
     RedisServer,
     redis_auth_server,
+    redis_resp2_server,
     redis_server,
     start_redis,
 )
 
-__all__ = ["redis_auth_server", "redis_server"]  # the fixtures, used by name
+__all__ = ["redis_auth_server", "redis_resp2_server", "redis_server"]  # the fixtures, used by name
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 
@@ -813,3 +814,33 @@ async def test_a_subscription_collected_unclosed_frees_its_names(
         async with r.subscribe(channel) as again:
             await r.publish(channel, "y")
             assert (await again.__anext__()).data == b"y"
+
+
+# -- RESP2 --------------------------------------------------------------------------------
+
+async def test_a_server_that_does_not_know_hello_is_spoken_to_in_resp2(
+    redis_resp2_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    """As Redis before 6: the commands work and their results have the same types as on
+    RESP3 (a dict, a set, (member, score) pairs); a subscription is refused."""
+    r = await connect(transport, redis_resp2_server, client_name="old", db=1)
+    try:
+        assert await r.execute("CLIENT", "GETNAME") == b"old"
+        await r.set(key("s"), "v")
+        assert await r.get(key("s")) == b"v" and await r.get(key("none")) is None
+        await r.hset(key("h"), {"f": 1, "g": "x"})
+        assert await r.hgetall(key("h")) == {b"f": b"1", b"g": b"x"}
+        assert await r.hgetall(key("none")) == {}
+        await r.sadd(key("set"), "a", "b")
+        assert await r.smembers(key("set")) == {b"a", b"b"}
+        await r.zadd(key("z"), {"m": 1.5, "n": 2})
+        assert await r.zrange(key("z"), 0, -1, withscores=True) == [(b"m", 1.5), (b"n", 2.0)]
+        assert await r.pipeline(("INCR", key("n")), ("INCR", key("n"))) == [1, 2]
+        assert await r.transaction(("INCR", key("n")), ("GET", key("n"))) == [3, b"3"]
+        assert await r.blpop(key("q"), wait=0.05) is None
+        with pytest.raises(UsageError, match="RESP3"):
+            await Subscribed(r, (key("c"),), False).enter()
+        assert await r.get(key("s")) == b"v"
+    finally:
+        await r.aclose()
+

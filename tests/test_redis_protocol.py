@@ -76,27 +76,50 @@ def confirm(kind: bytes, name: bytes, count: int) -> bytes:
 
 # -- the handshake ---------------------------------------------------------------------
 
-@pytest.mark.parametrize(("options", "command"), [
-    ({}, ["HELLO", "3"]),
-    ({"password": "s3cret"}, ["HELLO", "3", "AUTH", "default", "s3cret"]),
-    ({"username": "app", "password": "pw"}, ["HELLO", "3", "AUTH", "app", "pw"]),
-    ({"client_name": "worker-1"}, ["HELLO", "3", "SETNAME", "worker-1"]),
+@pytest.mark.parametrize(("options", "commands"), [
+    ({}, [["HELLO", "3"]]),
+    ({"password": "s3cret"}, [["AUTH", "s3cret"], ["HELLO", "3"]]),
+    ({"username": "app", "password": "pw"}, [["AUTH", "app", "pw"], ["HELLO", "3"]]),
+    ({"client_name": "worker-1"}, [["HELLO", "3"], ["CLIENT", "SETNAME", "worker-1"]]),
     ({"username": "u", "password": "p", "client_name": "n"},
-     ["HELLO", "3", "AUTH", "u", "p", "SETNAME", "n"]),
+     [["AUTH", "u", "p"], ["HELLO", "3"], ["CLIENT", "SETNAME", "n"]]),
 ])
-def test_the_handshake_is_hello_3_with_auth_and_setname(options: dict[str, str], command: list[str]) -> None:
+def test_the_handshake_is_auth_hello_3_and_setname_in_one_write(
+    options: dict[str, str], commands: list[list[str]]
+) -> None:
     table: CallTable[None] = CallTable(RedisProtocol(**options))  # type: ignore[arg-type]
-    assert table.hello() == encode_command(*command)
-    assert table.receive(hello_map()) is None
+    assert table.hello() == b"".join(encode_command(*command) for command in commands)
+    replies = [hello_map() if command[0] == "HELLO" else b"+OK\r\n" for command in commands]
+    for reply in replies[:-1]:
+        assert table.receive(reply) is None and not table.handshake.done
+    assert table.receive(replies[-1]) is None
     assert table.handshake.done and table.protocol.is_open
+    assert table.protocol.resp == 3  # type: ignore[attr-defined]
     table.handshake_outcome()
+
+
+def test_a_server_that_does_not_know_hello_is_spoken_to_in_resp2() -> None:
+    """Redis before 6: AUTH went first, so the connection is authenticated whatever HELLO
+    meets; commands work, subscribing is refused."""
+    protocol = RedisProtocol(password="pw", client_name="n", db=1)
+    table: CallTable[None] = CallTable(protocol)
+    table.hello()
+    refused = b"-ERR unknown command 'HELLO', with args beginning with: '3' \r\n"
+    assert table.receive(b"+OK\r\n" + refused + b"+OK\r\n+OK\r\n") is None
+    assert table.handshake.done and protocol.is_open and protocol.resp == 2
+    table.handshake_outcome()
+    call = start(table, "HGETALL", "h")
+    assert table.receive(b"*2\r\n$1\r\nf\r\n$1\r\nv\r\n") is None
+    assert parse(call.outcome()) == [b"f", b"v"]
+    with pytest.raises(UsageError, match="RESP3"):
+        table.start(CallKind.STREAM, "SUBSCRIBE", encode_command("SUBSCRIBE", "c"))
 
 
 def test_a_database_is_selected_in_the_same_write_and_its_ok_ends_the_handshake() -> None:
     table: CallTable[None] = CallTable(RedisProtocol(password="pw", db=2))
     hello = table.hello()
-    assert hello == encode_command("HELLO", "3", "AUTH", "default", "pw") + encode_command("SELECT", "2")
-    assert table.receive(hello_map()) is None
+    assert hello == b"".join(encode_command(*c) for c in (("AUTH", "pw"), ("HELLO", "3"), ("SELECT", "2")))
+    assert table.receive(b"+OK\r\n" + hello_map()) is None
     assert not table.handshake.done and not table.protocol.is_open
     assert table.receive(b"+O") is None
     assert table.receive(b"K\r\n") is None
@@ -111,8 +134,8 @@ def test_a_database_is_selected_in_the_same_write_and_its_ok_ends_the_handshake(
      AuthenticationError, "WRONGPASS"),
     ({}, b"-NOAUTH HELLO must be called with the client already authenticated\r\n",
      AuthenticationError, "NOAUTH"),
-    ({}, b"-ERR unknown command 'HELLO', with args beginning with: '3' \r\n", VersionMismatch, "RESP3"),
-    ({}, b"-NOPROTO unsupported protocol version\r\n", VersionMismatch, "Redis 6 or newer"),
+    ({}, b"-NOPROTO unsupported protocol version\r\n", VersionMismatch, "does not speak RESP3"),
+    ({"password": "x"}, b":1\r\n", ProtocolError, "answered AUTH with 1"),
     ({}, hello_map(proto=2), VersionMismatch, "protocol 2"),
     ({}, b"+OK\r\n", ProtocolError, "not a map"),
     ({"db": 99}, hello_map() + b"-ERR DB index is out of range\r\n", ConnectError, "refused SELECT"),

@@ -18,7 +18,7 @@ __all__ = ["Redis"]
 
 
 class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
-    """An async Redis client (RESP3, Redis 6 or newer) on asyncio, uvloop or trio, over
+    """An async Redis client (RESP3; RESP2 before Redis 6) on asyncio, uvloop or trio, over
     one connection that concurrent calls share: their commands are pipelined, and each
     reply reaches its caller in order.
 

@@ -17,7 +17,7 @@ __all__ = ["Redis"]
 
 
 class Redis(RedisCommands[S], FaceConnection):
-    """A blocking Redis client (RESP3, Redis 6 or newer) over one connection, connected
+    """A blocking Redis client (RESP3; RESP2 before Redis 6) over one connection, connected
     here (closed by ``close()`` or ``with``).
 
     ``transport="blocking"`` (default) reads and writes the socket from the calling

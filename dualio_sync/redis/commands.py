@@ -242,10 +242,30 @@ class RedisCommands(Calls, Generic[S]):
 
     def _scored(self, raw: bytes) -> list[tuple[S, float]]:
         pairs = self._list(raw)
+        if len(pairs) % 2 == 0 and all(isinstance(item, bytes | str) for item in pairs):
+            pairs = [[member, score] for member, score in zip(pairs[::2], pairs[1::2], strict=True)]  # RESP2
         try:
             return [(member, float(score)) for member, score in pairs]
         except (TypeError, ValueError):
             raise ProtocolError(f"expected (member, score) pairs, got {pairs!r:.200}") from None
+
+    def _mapping(self, raw: bytes) -> dict[Any, Any]:
+        """A map; from RESP2, which has none, a flat list of keys and values."""
+        value = self._value(raw)
+        if isinstance(value, builtins.list) and len(value) % 2 == 0:
+            return dict(zip(value[::2], value[1::2], strict=True))
+        if not isinstance(value, dict):
+            raise ProtocolError(f"expected a map reply, got {value!r:.200}")
+        return value
+
+    def _members(self, raw: bytes) -> builtins.set[Any]:
+        """A set; from RESP2, which has none, a list."""
+        value = self._value(raw)
+        if isinstance(value, builtins.list):
+            return builtins.set(value)
+        if not isinstance(value, builtins.set):
+            raise ProtocolError(f"expected a set reply, got {value!r:.200}")
+        return value
 
     def _command(
         self, decode: Callable[[bytes], T], *args: Arg, idempotent: bool
@@ -423,7 +443,7 @@ class RedisCommands(Calls, Generic[S]):
 
     def hgetall(self, name: Arg, *, timeout: Timeout = UNSET) -> dict[S, S]:
         """Every field of the hash ``name`` and its value (empty when there is none)."""
-        return self._call(self._command(self._value, "HGETALL", name, idempotent=True), timeout)
+        return self._call(self._command(self._mapping, "HGETALL", name, idempotent=True), timeout)
 
     def hdel(self, name: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
         """Remove ``keys`` from the hash ``name``; how many existed."""
@@ -502,7 +522,7 @@ class RedisCommands(Calls, Generic[S]):
 
     def smembers(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.set[S]:
         """The members of the set ``name`` (empty when there is none)."""
-        return self._call(self._command(self._value, "SMEMBERS", name, idempotent=True), timeout)
+        return self._call(self._command(self._members, "SMEMBERS", name, idempotent=True), timeout)
 
     # -- sorted sets ------------------------------------------------------------------
 

@@ -13,11 +13,13 @@ push is an item of the subscription that holds it (its payload is the whole push
 end it. Other pushes (client-tracking invalidations, a channel nobody here subscribes
 to) are dropped.
 
-The handshake is ``HELLO 3`` (with ``AUTH`` and ``SETNAME`` when given), then ``SELECT``
-for a database other than 0, written together; the protocol reads their replies itself:
-HELLO's map must say protocol 3, SELECT must answer OK. A server that does not speak
-RESP3 (before Redis 6) fails the handshake with a :class:`VersionMismatch`: RESP2 is not
-spoken.
+The handshake is ``AUTH`` (when a password is given), ``HELLO 3``, ``CLIENT SETNAME``
+(when a name is given) and ``SELECT`` (for a database other than 0), written together;
+the protocol reads their replies itself: HELLO's map must say protocol 3, the others
+answer OK. A server that does not know HELLO (before Redis 6) speaks RESP2 from then on
+(:attr:`RedisProtocol.resp`): the same replies, without maps, sets and pushes, so the
+commands work and a subscription is refused (a RESP2 connection that subscribes takes no
+other command).
 
 Giving up a command sends nothing: its reply is read and dropped. A command the server
 holds (:mod:`.commands`) cannot be given up without the connection. Giving up a
@@ -33,7 +35,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from dualio_transports.redis_protocol import commands
-from dualio_transports.redis_protocol.errors import RedisError, handshake_error
+from dualio_transports.redis_protocol.errors import RedisError, handshake_error, refuses_hello
 from dualio_transports.redis_protocol.resp import (
     BULK_LENGTHS,
     BULK_STRING,
@@ -120,8 +122,11 @@ def _check_hello(value: Value) -> DualioError | None:
     return None
 
 
-def _check_select(value: Value) -> DualioError | None:
-    return None if value == b"OK" else ProtocolError(f"the server answered SELECT with {value!r}")
+def _check_ok(command: str) -> HandshakeCheck:
+    def check(value: Value) -> DualioError | None:
+        return None if value == b"OK" else ProtocolError(f"the server answered {command} with {value!r}")
+
+    return check
 
 
 class RedisDecoder:
@@ -187,7 +192,7 @@ class RedisProtocol:
 
     __slots__ = (
         "_checks", "_client_name", "_db", "_handshake_replies", "_held", "_password", "_username",
-        "decoder", "state", "subscriptions",
+        "decoder", "resp", "state", "subscriptions",
     )
     matching = Matching.IN_ORDER
     ordered_kinds = frozenset({CallKind.UNARY, CallKind.PING, CallKind.STREAM})
@@ -217,6 +222,8 @@ class RedisProtocol:
         self._db = db
         self._checks: deque[tuple[str, HandshakeCheck]] = deque()
         self._handshake_replies = 0  # handshake replies the decoder has still to see
+        self.resp = 3
+        """The protocol's version the server speaks: 2 when it refused HELLO (before Redis 6)."""
         self._held: set[int] = set()  # keys of commands the server holds
 
     @property
@@ -226,16 +233,20 @@ class RedisProtocol:
     # -- the handshake -------------------------------------------------------------
 
     def hello(self) -> bytes:
-        args: list[str | int] = ["HELLO", 3]
-        if self._password is not None:
-            args += ["AUTH", self._username or "default", self._password]
+        data = b""
+        checks: list[tuple[str, HandshakeCheck]] = []
+        if self._password is not None:  # before HELLO, which a server before Redis 6 refuses
+            credentials = [self._password] if self._username is None else [self._username, self._password]
+            data += encode_command("AUTH", *credentials)
+            checks.append(("AUTH", _check_ok("AUTH")))
+        data += encode_command("HELLO", 3)
+        checks.append(("HELLO", _check_hello))
         if self._client_name is not None:
-            args += ["SETNAME", self._client_name]
-        data = encode_command(*args)
-        checks: list[tuple[str, HandshakeCheck]] = [("HELLO", _check_hello)]
+            data += encode_command("CLIENT", "SETNAME", self._client_name)
+            checks.append(("CLIENT SETNAME", _check_ok("CLIENT SETNAME")))
         if self._db:
             data += encode_command("SELECT", self._db)
-            checks.append(("SELECT", _check_select))
+            checks.append(("SELECT", _check_ok("SELECT")))
         self._checks = deque(checks)
         self._handshake_replies = len(checks)
         return data
@@ -258,13 +269,19 @@ class RedisProtocol:
             value = parse(payload)
         except ProtocolError as exc:
             return exc
-        failure = handshake_error(command, value) if isinstance(value, ErrorReply) else check(value)
-        if failure is not None:
-            return failure
+        if isinstance(value, ErrorReply):
+            if command == "HELLO" and refuses_hello(value):
+                self.resp = 2  # RESP2's replies are RESP3's without maps, sets, pushes and the rest
+            else:
+                return handshake_error(command, value)
+        else:
+            failure = check(value)
+            if failure is not None:
+                return failure
         if self._checks:
             return None
         self.state = State.OPEN
-        log.debug("handshake done: RESP3, database %d", self._db)
+        log.debug("handshake done: RESP%d, database %d", self.resp, self._db)
         return HANDSHAKE_DONE
 
     # -- messages ------------------------------------------------------------------
@@ -317,6 +334,9 @@ class RedisProtocol:
                 _ORDINARY.add(method)
             return args
         if name in SUBSCRIBING:
+            if self.resp == 2:
+                raise UsageError(f"{name} needs RESP3 (Redis 6 or newer): on RESP2 a subscribed "
+                                 "connection takes no other command")
             self.subscriptions.add(key, SUBSCRIBING[name], parse(args)[1:])
         elif name in UNSUBSCRIBING:
             raise UsageError(f"{name} is not a command here: give up the subscription instead")

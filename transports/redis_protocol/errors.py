@@ -34,11 +34,17 @@ class RedisError(RemoteError):
         self.retryable = self.prefix in RETRYABLE_CODES
 
 
+def refuses_hello(reply: ErrorReply) -> bool:
+    """The error reply of a server that does not know HELLO (before Redis 6): it speaks RESP2."""
+    return reply.text.startswith("ERR unknown command")
+
+
 def handshake_error(command: str, reply: ErrorReply) -> ConnectError:
-    """What an error reply to the handshake's ``command`` (HELLO or SELECT) means."""
+    """What an error reply to the handshake's ``command`` (AUTH, HELLO, CLIENT SETNAME or
+    SELECT) means."""
     text = reply.text
     if reply.code in AUTHENTICATION_CODES:
         return AuthenticationError(f"the server refused the credentials: {text}")
-    if command == "HELLO" and (reply.code == "NOPROTO" or text.startswith("ERR unknown command")):
-        return VersionMismatch(f"the server does not speak RESP3 (Redis 6 or newer is needed): {text}")
+    if command == "HELLO" and reply.code == "NOPROTO":
+        return VersionMismatch(f"the server does not speak RESP3: {text}")
     return ConnectError(f"the server refused {command}: {text}")
