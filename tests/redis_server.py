@@ -112,10 +112,10 @@ def start_redis(
     raise RuntimeError(failure)
 
 
-def _started(password: str | None = None) -> Iterator[RedisServer]:
+def _started(password: str | None = None, hello: bool = True) -> Iterator[RedisServer]:
     if REDIS_SERVER is None:
         pytest.skip(NOT_INSTALLED)
-    server = start_redis(password=password)
+    server = start_redis(password=password, hello=hello)
     try:
         yield server
     finally:
@@ -137,11 +137,5 @@ def redis_auth_server() -> Iterator[RedisServer]:
 @pytest.fixture(scope="session")
 def redis_resp2_server() -> Iterator[RedisServer]:
     """A redis-server that refuses HELLO, as one before Redis 6 does."""
-    if REDIS_SERVER is None:
-        pytest.skip(NOT_INSTALLED)
-    server = start_redis(hello=False)
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _started(hello=False)
 
