@@ -249,9 +249,6 @@ def evaluate(cells: Sequence[Cell]) -> list[Goal]:
     goals.append(_ratio_goal("native-trio concurrent vs hand-written trio", 0.85,
                              _find(cells, "throughput", "concurrent", "native-trio"),
                              _find(cells, "throughput", "concurrent", "trio-peer")))
-    goals.append(_ratio_goal("uvloop vs asyncio (native concurrent)", 1.3,
-                             _find(cells, "throughput", "concurrent", "native-uvloop"),
-                             _find(cells, "throughput", "concurrent", "native-asyncio")))
     goals += _overhead_goals(cells)
     goals += _portal_goals(cells)
     goals += _setup_goals(cells)
