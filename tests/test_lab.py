@@ -226,3 +226,36 @@ def test_client_cost_refuses_bad_sizes(args: list[str]) -> None:
     with pytest.raises(SystemExit) as info:
         client_cost.main(args)
     assert info.value.code == 2
+
+
+def test_a_server_the_lab_started_that_dies_is_started_again(tmp_path: Path) -> None:
+    """The lab's own server is killed in the middle of a run: the lab starts it again, the
+    cells say so, and the cells after it are measured against the new server."""
+    script = (
+        "import os, signal, sys, threading\n"
+        "from dualio.cli import main\n"
+        "from dualio.lab.bench import server_process\n"
+        "start = server_process.ServerProcess.start\n"
+        "started = []\n"
+        "def first_killed(self):\n"
+        "    result = start(self)\n"
+        "    if not started:\n"
+        "        threading.Timer(1.0, os.kill, (self.pid, signal.SIGKILL)).start()\n"
+        "    started.append(self.pid)\n"
+        "    return result\n"
+        "server_process.ServerProcess.start = first_killed\n"
+        "code = main(['bench', '--scenario', 'fanout', '--ns', '50,100,200,300,400', '--delay', '0.5',"
+        f" '--modes', 'native-asyncio', '--repeat', '1', '--out', r'{tmp_path}'])\n"
+        "print('servers started:', len(started))\n"
+        "sys.exit(code)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=180, cwd=tmp_path)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert "started again" in run.stderr, run.stdout + run.stderr
+    assert "servers started: 2" in run.stdout, run.stdout + run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    cells = json.loads((folder / "results.json").read_text())["cells"]
+    notes = [str(cell.get("note") or "") for cell in cells]
+    assert any("started again" in note for note in notes), notes
+    assert not cells[-1].get("errors"), cells[-1]  # measured against the new server

@@ -344,17 +344,28 @@ class Progress:
             self._bar = None
 
 
+MAX_RESTARTS = 3
+"""Times in one run the lab starts again a server it started that died or stopped answering."""
+
+
 class Lab:
-    """The servers of one run and the measurement of one round of a job or a model."""
+    """The servers of one run and the measurement of one round of a job or a model.
+
+    ``restart(name)``, when given, stops the server the lab started under ``name`` by its
+    PID and starts it again (its address and stats source change); the lab calls it, at
+    most ``MAX_RESTARTS`` times a run, for a server found dead before a cell or that stops
+    answering the lab's own stats call, and the cell says so."""
 
     def __init__(self, plan: Plan, servers: dict[str, ServerProcess | None],
                  addresses: dict[str, tuple[str, int]], stats: dict[str, StatsSource | None],
-                 slowdown: float) -> None:
+                 slowdown: float, restart: Callable[[str], None] | None = None) -> None:
         self.plan = plan
         self.servers = servers
         self.addresses = addresses
         self.stats = stats
         self.slowdown = slowdown
+        self.restart = restart
+        self.restarts = 0
         self.per_call: dict[str, float] = {}  # mode -> CPU cost per call, from concurrent throughput
         self.thread_floor: dict[int, float] = {}  # N -> the thread-floor row's wall, this round
 
@@ -367,12 +378,30 @@ class Lab:
             except Exception as exc:  # the cells will fail and say why
                 print(f"warm-up: {mode.name} ({server}): {type(exc).__name__}: {exc}", file=sys.stderr)
 
+    def _restarted(self, name: str, why: str) -> tuple[bool, str | None]:
+        """Start the server ``name`` again if the lab may: whether it runs again, and what
+        the cell says of it (None: the lab may not)."""
+        if self.restart is None or self.servers.get(name) is None or self.restarts >= MAX_RESTARTS:
+            return False, None
+        self.restarts += 1
+        try:
+            self.restart(name)
+        except Exception as exc:
+            return False, f"the server {why}; starting it again failed: {type(exc).__name__}: {exc}"
+        print(f"dualio bench: the {name} server {why}: started again ({self.restarts} of "
+              f"{MAX_RESTARTS})", file=sys.stderr)
+        return True, f"the server {why}: started again"
+
     def job_round(self, job: Job) -> Cell:
         cell, mode = _fresh(job.cell), job.mode
         process = self.servers[job.server]
+        restarted = None
         if process is not None and not process.alive:
-            cell.errors, cell.note = job.work.total, "the server process died"
-            return cell
+            runs, restarted = self._restarted(job.server, "had died before this cell")
+            if not runs:
+                cell.errors, cell.note = job.work.total, restarted or "the server process died"
+                return cell
+            process = self.servers[job.server]
         if cell.scenario == "fanout" and mode.name in self.per_call and not job.cell.model_s:
             floor = self.thread_floor.get(cell.total) if mode.family == "threads" else None
             cell.model_s = (native_model(cell.total, cell.delay, self.per_call[mode.name]) if floor is None
@@ -405,7 +434,15 @@ class Lab:
             cell.errors = max(cell.errors, 1)
             cell.note = f"{type(exc).__name__}: {exc}"
             if isinstance(exc, DualioError) and stats_client is not None and (asking or stats_client.closed):
-                raise ServerGone(str(exc), [cell]) from exc
+                runs, again = self._restarted(job.server, "stopped answering the lab")
+                if again is None:
+                    raise ServerGone(str(exc), [cell]) from exc
+                cell.note = f"{again} ({cell.note})"
+                if not runs:
+                    raise ServerGone(again, [cell]) from exc
+                return cell
+        if restarted is not None:
+            cell.note = f"{restarted}; {cell.note}" if cell.note else restarted
         if cell.scenario == "throughput" and cell.case.startswith("concurrent") and cell.ops_per_s:
             self.per_call[mode.name] = 1 / cell.ops_per_s
         if mode.family == THREAD_FLOOR.family:
@@ -441,6 +478,16 @@ class Lab:
                 cell.wrong = 1
                 cell.note = "a result did not check out"
         return [cpu_cell, io_cell]
+
+
+def _stats_source(name: str, address: tuple[str, int], stack: ExitStack) -> StatsSource | None:
+    """How the lab asks the server ``name`` for its counters."""
+    setup = server_setups.SETUPS.get(name)
+    if setup is not None and setup.model == "peer":
+        return None  # the lab's minimal server has no stats method
+    if setup is not None and setup.model == "sequential":
+        return FreshStats(*address)  # a kept connection would be the only one served
+    return stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
 
 
 def _check_words(cell: Cell, op: WordCount) -> None:
@@ -602,21 +649,32 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
                     models_wanted = ["external"]
                     servers["external"] = None
                     addresses["external"] = (args.host, args.port)
-                stats: dict[str, StatsSource | None] = {}
-                for name, address in addresses.items():
-                    if name in server_setups.SETUPS and server_setups.SETUPS[name].model == "peer":
-                        stats[name] = None  # the lab's minimal server has no stats method
-                    elif name in server_setups.SETUPS and server_setups.SETUPS[name].model == "sequential":
-                        stats[name] = FreshStats(*address)  # a kept connection would be the only one served
-                    else:
-                        stats[name] = stack.enter_context(Client(*address, timeout=10, connect_timeout=5))
+                stats: dict[str, StatsSource | None] = {
+                    name: _stats_source(name, address, stack) for name, address in addresses.items()
+                }
             except (ServerProcessError, DualioError) as exc:
                 raise BenchError(f"cannot reach the server: {exc}") from exc
+
+            def restart(name: str) -> None:
+                old, source = servers[name], stats[name]
+                if isinstance(source, Client):
+                    source.close()
+                if old is not None:
+                    old.stop()
+                setup = server_setups.SETUPS[name]
+                process = stack.enter_context(
+                    ServerProcess(setup.model, workers=setup.workers, options=setup.options))
+                if setup.workers == 1:
+                    placement.pin_server(process.pid)
+                servers[name] = process
+                addresses[name] = (process.host, process.port)
+                stats[name] = _stats_source(name, addresses[name], stack)
+
             meta["servers"] = {name: f"{h}:{p}" for name, (h, p) in addresses.items()}
             meta["server_setups"] = {name: server_setups.SETUPS[name].about
                                      for name in addresses if name in server_setups.SETUPS}
             meta["placement"] = placement.describe()
-            lab = Lab(plan, servers, addresses, stats, slowdown)
+            lab = Lab(plan, servers, addresses, stats, slowdown, restart if args.host is None else None)
             found, units, warm = _units(lab, scenarios, modes, rounds, models_wanted)
             series += found
             progress = Progress(units)
