@@ -28,17 +28,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import socket
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
+from dualio.lab.common.redis_server import RedisServer, RedisServerError, start_redis
 from dualio.lab.instructions.call_loops import Clock, _check, _per_call
 from dualio.lab.instructions.counter import (
     Count,
@@ -59,8 +56,6 @@ from dualio_sync.redis import Redis as BlockingRedis
 MODULE = "dualio.lab.instructions.real_redis"
 ADDRESS = "DUALIO_LAB_REDIS"
 """The measured process's environment variable: the server's ``host:port``."""
-START_TIMEOUT = 10.0
-STOP_TIMEOUT = 10.0
 
 FIGURES = {figure.name: figure for figure in (
     Figure("redis-sync", "dualio_sync.redis.Redis.get, blocking transport", "redis-raw", "sync_get",
@@ -74,10 +69,6 @@ FIGURES = {figure.name: figure for figure in (
 )}
 GOALS = {"redis-sync": 60_000, "redis-native": 95_000, "redis-native-100": 60_000}
 """Instructions per GET each figure should come under."""
-
-
-class RedisServerMissing(RuntimeError):
-    """redis-server is not installed, or did not start."""
 
 
 # -- the measured loops (in the callgrind process) -------------------------------------------
@@ -121,75 +112,10 @@ async def native_get(calls: int, in_flight: int, clock: Clock) -> float:
 
 # -- the server ---------------------------------------------------------------------------
 
-@dataclass
-class RedisServer:
-    process: subprocess.Popen[bytes]
-    port: int
-    directory: str
-    host: str = "127.0.0.1"
-
-    def log(self) -> str:
-        try:
-            return Path(self.directory, "redis.log").read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        """Stop it by its PID: SIGTERM, then SIGKILL after STOP_TIMEOUT."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.directory, ignore_errors=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-def start_server(executable: str | None = None, tries: int = 3) -> RedisServer:
-    """A redis-server on a free port of 127.0.0.1 that accepts connections, saving nothing.
-    Another process may take the port first: then another port is tried."""
-    executable = executable or shutil.which("redis-server")
-    if executable is None:
-        raise RedisServerMissing("redis-server is not installed (Debian: apt-get install redis-server)")
-    failure = ""
-    for _ in range(tries):
-        port = _free_port()
-        directory = tempfile.mkdtemp(prefix="dualio-redis-")
-        process = subprocess.Popen(
-            [executable, "--save", "", "--appendonly", "no", "--port", str(port), "--bind", "127.0.0.1",
-             "--dir", directory, "--logfile", "redis.log"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        server = RedisServer(process, port, directory)
-        until = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < until and process.poll() is None:
-            if _accepts(port):
-                return server
-            time.sleep(0.05)
-        failure = f"redis-server on port {port} did not start (exit {process.poll()}):\n{server.log()}"
-        server.stop()
-    raise RedisServerMissing(failure)
-
-
 @contextmanager
 def running_server(executable: str | None = None) -> Iterator[RedisServer]:
     """A redis-server, its key set to the 16-byte value every GET reads; stopped at the end."""
-    server = start_server(executable)
+    server = start_redis(executable)
     try:
         with BlockingRedis(server.host, server.port) as redis:
             redis.set(KEY, PAYLOAD)
@@ -242,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         counts = measure(args.calls, args.redis_server)
-    except (ValgrindMissing, RedisServerMissing) as exc:
+    except (ValgrindMissing, RedisServerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"instructions per GET of a 16-byte value against redis-server on 127.0.0.1 (callgrind, "

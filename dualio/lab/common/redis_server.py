@@ -1,0 +1,113 @@
+"""A redis-server child process on 127.0.0.1, for the lab and the test suite: started on
+a free port of its own (Redis cannot choose one), saving nothing to disk, bounded in time,
+and stopped by its PID."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 10.0
+NOT_INSTALLED = "redis-server is not installed (Debian: apt-get install redis-server)"
+
+
+class RedisServerError(RuntimeError):
+    """redis-server is not installed, or did not start."""
+
+
+@dataclass
+class RedisServer:
+    """A redis-server child process on 127.0.0.1."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    directory: str
+    password: str | None = None
+    host: str = "127.0.0.1"
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.host, self.port
+
+    def log(self) -> str:
+        try:
+            return Path(self.directory, "redis.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self) -> int:
+        """Stop it by its PID (SIGTERM, then SIGKILL after STOP_TIMEOUT); its exit status."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+        return self.process.returncode
+
+
+def free_port() -> int:
+    """A port nothing listens on now (another process may take it before redis-server
+    does: :func:`start_redis` then tries another)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def start_redis(
+    executable: str | None = None, *, password: str | None = None, port: int | None = None, tries: int = 3,
+    tls: tuple[str, str] | None = None, hello: bool = True, debug_command: bool = False,
+) -> RedisServer:
+    """A redis-server that accepts connections, or a RedisServerError with its log. ``tls``:
+    ``(certificate chain, key)`` files; the server then speaks TLS only, on its port.
+    ``hello=False``: it does not know HELLO, as a server before Redis 6 (RESP2 only).
+    ``debug_command``: DEBUG (SLEEP) is allowed from 127.0.0.1."""
+    executable = executable or shutil.which("redis-server")
+    if executable is None:
+        raise RedisServerError(NOT_INSTALLED)
+    failure = ""
+    for _ in range(tries):
+        chosen = port or free_port()
+        directory = tempfile.mkdtemp(prefix="dualio-redis-")
+        args = [
+            executable, "--save", "", "--appendonly", "no", "--port", str(chosen), "--bind", "127.0.0.1",
+            "--dir", directory, "--logfile", "redis.log",
+        ]
+        if debug_command:
+            args += ["--enable-debug-command", "local"]
+        if password is not None:
+            args += ["--requirepass", password]
+        if not hello:
+            args += ["--rename-command", "HELLO", ""]
+        if tls is not None:
+            args += ["--port", "0", "--tls-port", str(chosen), "--tls-cert-file", tls[0],
+                     "--tls-key-file", tls[1], "--tls-auth-clients", "no"]
+        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        server = RedisServer(process, chosen, directory, password)
+        until = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < until and process.poll() is None:
+            if _accepts(chosen):
+                return server
+            time.sleep(0.05)
+        failure = f"redis-server on port {chosen} did not start (exit {process.poll()}):\n{server.log()}"
+        server.stop()
+        if port is not None:
+            break
+    raise RedisServerError(failure)
