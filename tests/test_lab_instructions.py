@@ -4,6 +4,7 @@ tests/perf/test_instructions.py runs it for real)."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -192,7 +193,7 @@ def test_the_real_server_loops_run_and_answer_right(monkeypatch: pytest.MonkeyPa
     it starts, without valgrind: the GETs answer the value set, and the server is stopped."""
     from dualio.lab.instructions import real_redis
 
-    if real_redis.shutil.which("redis-server") is None:
+    if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
     with real_redis.running_server() as server:
         monkeypatch.setenv(real_redis.ADDRESS, f"{server.host}:{server.port}")
