@@ -345,11 +345,8 @@ class RedisProtocol:
         return args
 
     def probe(self, key: int) -> bytes:
-        self._forget(key)
-        return PING
-
-    def _forget(self, key: int) -> None:
         self._held.discard(key)
+        return PING
 
     def cancel(self, key: int) -> bytes | None:
         """Nothing for a command (its reply is dropped); None for one the server holds;
