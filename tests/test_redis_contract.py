@@ -3,7 +3,7 @@ transport configuration the Redis face tests use (tests/contract/faces.py ``TRAN
 
 - calls given up at random moments never hand a reply to the wrong caller, and the
   client keeps its one connection;
-- every fault of tests/fault_proxy.py ends a call in time with a typed dualio error (or
+- every fault of dualio/lab/common/fault_proxy.py ends a call in time with a typed dualio error (or
   its right answer), and the same client recovers by itself once the fault is gone;
 - a server that restarts on the same port is connected to again by the next call;
 - refused credentials and a database that does not exist are typed errors, at once and
@@ -34,12 +34,12 @@ from dualio import (
     RemoteError,
     RetryPolicy,
 )
+from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio.redis import Redis as AsyncRedis
 from dualio.redis import RedisError
 from dualio_sync.redis import Redis as SyncRedis
 from tests.contract.faces import Backend, Transport, parametrize_transports
 from tests.contract.fault_matrix import BIG, BIG_REQUEST, CALL_TIMEOUT, NETWORK, OUTAGES, RECOVERY_CALLS
-from tests.fault_proxy import FaultProxy, Toxic
 from tests.redis_server import (
     NOT_INSTALLED,
     PASSWORD,

@@ -1,4 +1,4 @@
-"""The fault matrix: every toxic of :mod:`tests.fault_proxy` against every transport.
+"""The fault matrix: every toxic of :mod:`dualio.lab.common.fault_proxy` against every transport.
 
 A cell opens a client with the default settings (retry, keepalive, timeouts) through
 a :class:`FaultProxy` to the real server, sets one toxic, and makes calls while it
@@ -19,10 +19,10 @@ import anyio
 import pytest
 
 from dualio import DualioError, RetryPolicy
+from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio_transports.dualio_protocol.methods import word_at
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
-from tests.fault_proxy import FaultProxy, Toxic
 
 CALL_TIMEOUT = 0.4  # each call made while a toxic is in force
 LATE = 0.5  # how far past its timeout a call may end

@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from dualio import ErrorCode, RetryPolicy
+from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio_sync import Client
 from dualio_transports.dualio_protocol.frames import FrameKind
 from dualio_transports.dualio_protocol.methods import word_at
@@ -22,7 +23,6 @@ from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.fault_matrix import BIG
 from tests.contract.helpers import TIMER_SLACK, frame_arrives, peer_finishes
-from tests.fault_proxy import FaultProxy, Toxic
 from tests.scripted_peer import ScriptedPeer, drain, echo_back, expect, reply, reply_error, stream_items
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]

@@ -50,13 +50,13 @@ from dualio import (
     RetryPolicy,
     StreamInterrupted,
 )
+from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio_sync import Client
 from dualio_transports.dualio_protocol.frames import FrameKind
 from dualio_transports.dualio_protocol.methods import F64, word_at
 from tests.conftest import _STARTED, ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.helpers import PROMPT, TIMER_SLACK, peer_finishes, timed
-from tests.fault_proxy import FaultProxy, Toxic
 from tests.scripted_peer import ScriptedPeer, ScriptError, drain, expect, stall, welcome
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]

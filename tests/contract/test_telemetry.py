@@ -21,10 +21,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
+from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio_sync import RemoteError, RetryPolicy, instrument
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
-from tests.fault_proxy import FaultProxy, Toxic
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(30)]
 QUICK_RETRY = RetryPolicy(attempts=5, base_delay=0.05, max_delay=0.1, budget=5.0)
