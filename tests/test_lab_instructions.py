@@ -190,13 +190,36 @@ def test_the_fake_resp_peer_answers_as_a_redis_server_does() -> None:
 
 def test_the_real_server_loops_run_and_answer_right(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each loop of ``python -m dualio.lab.instructions.real_redis`` against a redis-server
-    it starts, without valgrind: the GETs answer the value set, and the server is stopped."""
+    it starts (the peers installed here among them), without valgrind: the GETs answer the
+    value set, and the server is stopped."""
     from dualio.lab.instructions import real_redis
 
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
     with real_redis.running_server() as server:
         monkeypatch.setenv(real_redis.ADDRESS, f"{server.host}:{server.port}")
-        for figure in real_redis.FIGURES.values():
-            assert figure.run(200, time.process_time) > 0
+        for name in real_redis.choose()[0]:
+            assert real_redis.FIGURES[name].run(200, time.process_time) > 0
     assert server.process.poll() is not None
+
+
+def test_a_redis_peer_not_installed_is_left_out_with_its_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real-server figures: a peer whose package is missing is not chosen, and the report
+    says why; a figure named alone comes with its floor; dualio's figures are never left out."""
+    import importlib.util
+
+    from dualio.lab.instructions import real_redis
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *args: None if name == "coredis" else find_spec(name, *args))
+    chosen, skipped = real_redis.choose()
+    assert skipped == {"coredis": "coredis is not installed"}
+    assert "coredis" not in chosen and set(real_redis.DUALIO) <= set(chosen)
+    assert real_redis.choose(["coredis"]) == (["redis-raw"], {"coredis": "coredis is not installed"})
+    assert real_redis.choose(["redis-sync"]) == (["redis-sync", "redis-raw"], {})
+    assert not set(real_redis.GOALS) & set(real_redis.PEERS)
+    counts = {name: real_redis.Count(name, 1000.0, (1000.0, 1000.0)) for name in ("redis-raw", "glide-sync")}
+    printed = real_redis.report(counts, skipped)
+    assert "coredis: not counted, coredis is not installed" in printed
+    assert "not gated" in printed

@@ -1,6 +1,6 @@
 """Instructions per GET against a real redis-server, counted by callgrind.
 
-    python -m dualio.lab.instructions.real_redis [--calls 400] [--json FILE]
+    python -m dualio.lab.instructions.real_redis [--calls 400] [--figures NAMES] [--json FILE]
 
 The gated Redis figures (``redis-sync``, ``redis-native``, ``redis-native-100`` of
 ``python -m dualio.lab.instructions``) run on a fake peer, so they hold the client's
@@ -18,6 +18,25 @@ valgrind: only the client's instructions are counted. It is stopped by its PID a
 - ``redis-raw``: the floor, a blocking socket: send the GET, recv its reply, read the
   bulk string.
 
+Beside them, counted the same way against the same server, the peers a program could use
+instead (its connection made, and its first GET answered, before the first marker):
+
+- ``redis-py-sync``: ``redis.Redis(host, port, protocol=3).get``, one at a time; redis-py
+  parses the replies with hiredis, which it picks by itself when hiredis is installed;
+- ``redis-py-asyncio``: ``redis.asyncio.Redis(..., protocol=3).get``, one at a time;
+- ``redis-py-asyncio-100``: the same with 100 GETs in flight (redis-py's pool gives each
+  its own connection);
+- ``coredis``: ``coredis.Redis(host, port).get`` (RESP3), one at a time;
+- ``glide-sync``: ``glide_sync.GlideClient.get``, one at a time;
+- ``glide-async``: ``glide.GlideClient.get`` on asyncio, one at a time.
+
+Glide does its I/O in Rust threads of the client process: callgrind counts them with the
+Python thread, as it counts every thread. A peer whose package is not installed on this
+Python is left out, and the report says why. The peers' figures are reported beside
+dualio's and never judged: ``GOALS`` are dualio's alone. The peers run in a callgrind
+process of their own, beside dualio's figures' process, so importing them does not move
+dualio's counts.
+
 The server's timing moves the client's path a little (whether a reply is there at the
 first read, how many replies one read takes, the idle check), so these figures are
 reported, with their spread and the goals beside them, and never judged by the gate.
@@ -26,14 +45,17 @@ reported, with their spread and the goals beside them, and never judged by the g
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib.util
 import json
 import os
 import socket
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import cast
 
 from dualio.lab.common.redis_server import RedisServer, RedisServerError, start_redis
 from dualio.lab.instructions.call_loops import Clock, _check, _per_call
@@ -57,7 +79,7 @@ MODULE = "dualio.lab.instructions.real_redis"
 ADDRESS = "DUALIO_LAB_REDIS"
 """The measured process's environment variable: the server's ``host:port``."""
 
-FIGURES = {figure.name: figure for figure in (
+DUALIO = {figure.name: figure for figure in (
     Figure("redis-sync", "dualio_sync.redis.Redis.get, blocking transport", "redis-raw", "sync_get",
            module=MODULE),
     Figure("redis-native", "dualio.redis.Redis.get, asyncio native, 1 in flight", "redis-raw",
@@ -67,6 +89,32 @@ FIGURES = {figure.name: figure for figure in (
     Figure("redis-raw", "a blocking socket: send GET, recv, read the bulk string", None, "raw_get",
            module=MODULE),
 )}
+"""dualio's figures and their floor."""
+PEERS = {figure.name: figure for figure in (
+    Figure("redis-py-sync", "redis.Redis(protocol=3).get, hiredis parser", "redis-raw", "redis_py_sync_get",
+           ours=False, module=MODULE),
+    Figure("redis-py-asyncio", "redis.asyncio.Redis(protocol=3).get, 1 in flight", "redis-raw",
+           "redis_py_asyncio_get", (1,), ours=False, module=MODULE),
+    Figure("redis-py-asyncio-100", "redis.asyncio.Redis(protocol=3).get, 100 in flight (a connection each)",
+           "redis-raw", "redis_py_asyncio_get", (100,), ours=False, module=MODULE),
+    Figure("coredis", "coredis.Redis.get (RESP3), 1 in flight", "redis-raw", "coredis_get", (1,),
+           ours=False, module=MODULE),
+    Figure("glide-sync", "glide_sync.GlideClient.get, with its Rust I/O threads", "redis-raw",
+           "glide_sync_get", ours=False, module=MODULE),
+    Figure("glide-async", "glide.GlideClient.get on asyncio, with its Rust I/O threads", "redis-raw",
+           "glide_async_get", ours=False, module=MODULE),
+)}
+"""What dualio is compared with: reported beside its figures, never judged."""
+NEEDS = {
+    "redis-py-sync": ("redis", "hiredis"),
+    "redis-py-asyncio": ("redis", "hiredis"),
+    "redis-py-asyncio-100": ("redis", "hiredis"),
+    "coredis": ("coredis",),
+    "glide-sync": ("glide_sync",),
+    "glide-async": ("glide",),
+}
+"""The packages (import names) each peer's figure needs."""
+FIGURES = {**DUALIO, **PEERS}
 GOALS = {"redis-sync": 60_000, "redis-native": 95_000, "redis-native-100": 60_000}
 """Instructions per GET each figure should come under."""
 
@@ -110,6 +158,100 @@ async def native_get(calls: int, in_flight: int, clock: Clock) -> float:
         return await _per_call(lambda: get(KEY), calls, in_flight, clock)
 
 
+# -- the peers' loops (imported only when their figure runs) --------------------------------
+
+def _blocking_gets(get: Callable[[str], bytes | None], calls: int, clock: Clock) -> float:
+    _check(get(KEY))  # connected, and the first GET answered, before the first marker
+    started = clock()
+    for _ in range(calls):
+        _check(get(KEY))
+    return (clock() - started) / calls
+
+
+async def _gets(
+    get: Callable[[str], Awaitable[bytes | None]], calls: int, in_flight: int, clock: Clock
+) -> float:
+    for answer in await asyncio.gather(*(get(KEY) for _ in range(in_flight))):
+        _check(answer)  # connected (each connection a pool opens), before the first marker
+    return await _per_call(lambda: get(KEY), calls, in_flight, clock)
+
+
+def redis_py_sync_get(calls: int, clock: Clock) -> float:
+    """``redis.Redis.get``, RESP3, one at a time."""
+    import redis
+
+    with redis.Redis(*_address(), protocol=3) as client:
+        return _blocking_gets(client.get, calls, clock)
+
+
+async def redis_py_asyncio_get(calls: int, in_flight: int, clock: Clock) -> float:
+    """``redis.asyncio.Redis.get``, RESP3, ``in_flight`` at a time."""
+    import redis.asyncio
+
+    host, port = _address()
+    async with redis.asyncio.Redis(host=host, port=port, protocol=3) as client:
+        get = cast("Callable[[str], Awaitable[bytes | None]]", client.get)  # bytes: no decode_responses
+        return await _gets(get, calls, in_flight, clock)
+
+
+async def coredis_get(calls: int, in_flight: int, clock: Clock) -> float:
+    """``coredis.Redis.get``, ``in_flight`` at a time."""
+    import coredis
+
+    client = coredis.Redis(*_address())
+    async with client:
+        return await _gets(client.get, calls, in_flight, clock)
+
+
+def glide_sync_get(calls: int, clock: Clock) -> float:
+    """``glide_sync.GlideClient.get``, one at a time."""
+    from glide_sync import GlideClient, GlideClientConfiguration, NodeAddress
+
+    client = GlideClient.create(GlideClientConfiguration([NodeAddress(*_address())]))
+    try:
+        return _blocking_gets(client.get, calls, clock)
+    finally:
+        client.close()
+
+
+async def glide_async_get(calls: int, clock: Clock) -> float:
+    """``glide.GlideClient.get`` on asyncio, one at a time."""
+    from glide import GlideClient, GlideClientConfiguration, NodeAddress
+
+    client = await GlideClient.create(GlideClientConfiguration([NodeAddress(*_address())]))
+    try:
+        return await _gets(client.get, calls, 1, clock)
+    finally:
+        await client.close()
+
+
+# -- which figures ------------------------------------------------------------------------
+
+def missing(name: str) -> str | None:
+    """Why a figure cannot run on this Python (a package it needs is not installed), or None."""
+    for package in NEEDS.get(name, ()):
+        if importlib.util.find_spec(package) is None:
+            return f"{package} is not installed"
+    return None
+
+
+def choose(names: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The figures to count (``names``, all by default, each with its floor), in the order
+    of FIGURES, and those left out with the reason."""
+    named = list(FIGURES) if names is None else names
+    wanted = set(named) | {floor for name in named if (floor := FIGURES[name].floor)}
+    chosen: list[str] = []
+    skipped: dict[str, str] = {}
+    for name in FIGURES:
+        if name in wanted:
+            reason = missing(name)
+            if reason is None:
+                chosen.append(name)
+            else:
+                skipped[name] = reason
+    return chosen, skipped
+
+
 # -- the server ---------------------------------------------------------------------------
 
 @contextmanager
@@ -126,23 +268,36 @@ def running_server(executable: str | None = None) -> Iterator[RedisServer]:
 
 # -- counting -----------------------------------------------------------------------------
 
-def measure(calls: int, executable: str | None = None) -> dict[str, Count]:
-    """Instructions per GET of every figure, in one callgrind process, against a
-    redis-server started here. The estimates' spread is reported, not checked."""
+def measure(calls: int, executable: str | None = None, names: list[str] | None = None) -> dict[str, Count]:
+    """Instructions per GET of each figure named (all by default), against a redis-server
+    started here: dualio's figures in one callgrind process, the peers' in another, both
+    at once. The estimates' spread is reported, not checked."""
     valgrind()
     _compile_first()
+    names = list(FIGURES) if names is None else names
+    groups = [group for group in ([name for name in names if name in DUALIO],
+                                  [name for name in names if name in PEERS]) if group]
     counts: dict[str, Count] = {}
     with running_server(executable) as server, \
             tempfile.TemporaryDirectory(prefix="dualio-callgrind-") as scratch:
         env = {ADDRESS: f"{server.host}:{server.port}"}
-        for name, loops in _loops(Path(scratch), [list(FIGURES)], calls, env, MODULE):
+        for name, loops in _loops(Path(scratch), groups, calls, env, MODULE):
             totals = [(n, _dump_total(dump)) for n, dump in loops]
             counts[name] = count(name, totals, check=False)
-    return counts
+    return {name: counts[name] for name in FIGURES if name in counts}
 
 
-def report(counts: dict[str, Count]) -> str:
-    lines = [table(counts, FIGURES), "", f"{'goal':<20} {'instr/GET':>11} {'goal':>10}"]
+def report(counts: dict[str, Count], skipped: dict[str, str] | None = None) -> str:
+    """One table, dualio's figures first and the peers' after; the peers left out and why;
+    dualio's figures beside their goals."""
+    ordered = {name: counts[name] for name in FIGURES if name in counts}
+    lines = [table(ordered, FIGURES)]
+    if any(name in PEERS for name in ordered) or skipped:
+        lines.append(f"peers' figures ({', '.join(PEERS)}) are reported beside dualio's, not gated")
+    for name, reason in (skipped or {}).items():
+        lines.append(f"{name}: not counted, {reason}")
+    if any(name in counts for name in GOALS):
+        lines += ["", f"{'goal':<20} {'instr/GET':>11} {'goal':>10}"]
     for name, goal in GOALS.items():
         if name in counts:
             per_call = counts[name].per_call
@@ -157,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
         description="instructions per GET, counted by callgrind, against a real redis-server",
     )
     parser.add_argument("--calls", type=int, default=400, help="N: each loop runs N and 2N GETs, twice")
+    parser.add_argument("--figures", metavar="NAMES",
+                        help=f"comma-separated, each counted with its floor (default: all): "
+                             f"{', '.join(FIGURES)}")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--redis-server", metavar="PATH", help="the server to start (default: on the PATH)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -166,15 +324,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child.split(","), args.calls, FIGURES)
         return 0
+    names = args.figures.split(",") if args.figures else None
+    unknown = [name for name in names or () if name not in FIGURES]
+    if unknown:
+        parser.error(f"unknown figures: {', '.join(unknown)} (known: {', '.join(FIGURES)})")
+    chosen, skipped = choose(names)
     try:
-        counts = measure(args.calls, args.redis_server)
+        counts = measure(args.calls, args.redis_server, chosen)
     except (ValgrindMissing, RedisServerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"instructions per GET of a 16-byte value against redis-server on 127.0.0.1 (callgrind, "
           f"the client process only; (2N − N) / N with N = {args.calls}, twice; "
           f"{sys.implementation.name} {sys.version.split()[0]})")
-    print(report(counts))
+    print(report(counts, skipped))
     if args.json:
         args.json.write_text(json.dumps({name: c.per_call for name, c in counts.items()}, indent=2) + "\n")
     return 0
