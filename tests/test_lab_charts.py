@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dualio.lab.bench import charts
+from dualio.lab.bench import charts, redis_clients
 from dualio.lab.bench.modes import all_modes
 from dualio.lab.bench.results import Cell
 
@@ -161,6 +161,15 @@ def test_every_known_mode_has_its_own_style() -> None:
         assert one.marker != other.marker
     pool, peer = charts.style("emulated-pool"), charts.style("asyncio.to_thread")
     assert pool.line != peer.line and pool.fill != peer.fill
+
+
+def test_every_mode_of_the_redis_chart_has_a_colour_of_its_own() -> None:
+    redis_modes = [mode.name for mode in redis_clients.all_modes()]
+    assert set(charts.REDIS_PEER_STYLES) == {m.name for m in redis_clients.all_modes() if m.peer}
+    assert all(name in charts.STYLES for name in redis_modes if name not in charts.REDIS_PEER_STYLES)
+    looks = [charts.style(name) for name in redis_modes]
+    assert len({look.colour for look in looks}) == len(redis_modes)
+    assert all(charts.style(m.name).hollow for m in redis_clients.all_modes() if m.peer)
 
 
 def test_an_unknown_mode_gets_a_style_no_known_mode_has() -> None:

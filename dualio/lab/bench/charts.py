@@ -85,6 +85,20 @@ STYLES: dict[str, Style] = {
     "trio-peer": Style("#f7b6d2", "x", PEER, fill="none"),
     "raw-socket": Style("#5254a3", "X", PEER, fill="none"),
 }
+
+# The Redis scenario's peers (dualio.lab.bench.redis_clients); its dualio modes have their
+# styles above.
+REDIS_PEER_STYLES: dict[str, Style] = {
+    "redis-py": Style("#a50f15", "s", PEER, fill="none"),
+    "redis-py-asyncio": Style("#fb6a4a", "d", PEER, fill="none"),
+    "glide-sync": Style("#08519c", "^", PEER, fill="none"),
+    "glide-async": Style("#6baed6", "v", PEER, fill="none"),
+    "coredis": Style("#54278f", "o", PEER, fill="none"),
+    "redis-py+emulated-pool": Style("#e7969c", "8", PEER, fill="none"),
+    "redis-py+emulated-thread": Style("#fdae6b", "<", PEER, fill="none"),
+    "redis-py+asyncio.to_thread": Style("#000000", "D", PEER, fill="none"),
+    "raw-resp": Style("#5254a3", "X", PEER, fill="none"),
+}
 # Modes not named above (``emulated-pool-w50``, or a mode added later): colours no known mode
 # has, and half-filled markers, which no known mode has.
 FALLBACK_COLOURS = ("#e6ab02", "#c51b7d", "#08306b", "#fb8072", "#01665e")
@@ -95,7 +109,7 @@ FALLBACK_LINES: tuple[LineStyle, ...] = (BLOCKING, EMULATED, NATIVE, (0, (4, 1.5
 
 def style(mode: str) -> Style:
     """The mode's style; a name not in STYLES (``emulated-pool-w50``) gets one from its CRC-32."""
-    known = STYLES.get(mode)
+    known = STYLES.get(mode) or REDIS_PEER_STYLES.get(mode)
     if known is not None:
         return known
     code = zlib.crc32(mode.encode())
@@ -422,10 +436,11 @@ def throughput_figure(cells: Sequence[Cell]) -> Figure | None:
 
 
 def _case_heading(case: str) -> str:
-    if case == "sequential":
+    if case in ("sequential", "sequential GET"):
         return "sequential: one call in flight"
-    if case.startswith("concurrent c="):
-        return f"concurrent: {case.removeprefix('concurrent c=')} calls in flight"
+    for prefix in ("concurrent c=", "concurrent GET c="):
+        if case.startswith(prefix):
+            return f"concurrent: {case.removeprefix(prefix)} calls in flight"
     return case
 
 
@@ -444,11 +459,38 @@ def blob_figure(cells: Sequence[Cell]) -> Figure | None:
                        "server model", panels, "mb_per_s", "MB/s", share_x=True)
 
 
+def _redis_get_panels(cells: Sequence[Cell], key: str) -> list[tuple[str, Sequence[Cell]]] | None:
+    """The Redis scenario's GET cases, a panel each; None when none measured ``key``."""
+    chosen = [c for c in cells if c.scenario == "redis" and c.case.startswith(("sequential", "concurrent"))]
+    if not any(_value(c, key) for c in chosen):
+        return None
+    cases = list(dict.fromkeys(c.case for c in chosen))
+    return [(_case_heading(case), [c for c in chosen if c.case == case]) for case in cases]
+
+
+def redis_figure(cells: Sequence[Cell]) -> Figure | None:
+    """GETs per second against redis-server: dualio's faces beside the peers."""
+    panels = _redis_get_panels(cells, "ops_per_s")
+    return None if panels is None else _bar_panels(
+        "redis: GET of a 16-byte value on redis-server, calls per second", panels, "ops_per_s", "calls/s",
+        share_x=False)
+
+
+def redis_cpu_figure(cells: Sequence[Cell]) -> Figure | None:
+    """The client's CPU per GET against redis-server: what the machine pays per call."""
+    panels = _redis_get_panels(cells, "client_cpu_us")
+    return None if panels is None else _bar_panels(
+        "redis: the client process's CPU per GET (every thread), µs", panels, "client_cpu_us",
+        "µs per call", share_x=True)
+
+
 CHARTS: tuple[tuple[str, str, Callable[[Sequence[Cell]], Figure | None]], ...] = (
     ("fanout", "fanout.png", fanout_figure),
     ("throughput", "throughput.png", throughput_figure),
     ("wordcount", "wordcount.png", wordcount_figure),
     ("blob", "blob.png", blob_figure),
+    ("redis", "redis.png", redis_figure),
+    ("redis", "redis-cpu.png", redis_cpu_figure),
 )
 
 

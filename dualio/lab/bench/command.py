@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import os
 import signal
 import sys
@@ -24,11 +25,20 @@ from typing import Any, Protocol
 import anyio
 
 from dualio import AsyncClient
-from dualio.lab.bench import charts, concurrency_models, report, server_setups, summary
+from dualio.lab.bench import (
+    charts,
+    concurrency_models,
+    redis_clients,
+    redis_scenario,
+    report,
+    server_setups,
+    summary,
+)
 from dualio.lab.bench.goals import evaluate, print_goals
 from dualio.lab.bench.modes import THREAD_FLOOR, Mode, all_modes
 from dualio.lab.bench.operations import Echo, Operation, WordCount
 from dualio.lab.bench.placement import Placement
+from dualio.lab.bench.redis_scenario import RedisLab
 from dualio.lab.bench.results import METRICS, Cell, check_server, fill, pool_model, summarise
 from dualio.lab.bench.sampler import PeakSampler
 from dualio.lab.bench.scenarios import (
@@ -49,6 +59,7 @@ from dualio.lab.bench.scenarios import (
 from dualio.lab.bench.server_process import ServerProcess, ServerProcessError
 from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
+from dualio.lab.common.redis_server import RedisServerError
 from dualio.server.fd_limit import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
 from dualio_transports.dualio_protocol.methods import ServerStats
@@ -144,6 +155,8 @@ def is_long(cell: Cell) -> bool:
     """The biggest, slowest cells, which run at most ``Rounds.long`` rounds."""
     return (cell.scenario == "models"
             or (cell.scenario in ("fanout", "echo", "wordcount") and cell.total >= LONG_N)
+            or (cell.scenario == "redis" and cell.case.startswith(redis_scenario.FANOUT)
+                and cell.total >= LONG_N)
             or (cell.model_s or 0.0) >= LONG_CELL_S)
 
 
@@ -186,7 +199,7 @@ def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan, Roun
     modes = all_modes(args.pool_workers)
     if args.modes != "all":
         names = args.modes.split(",")
-        known = {m.name for m in modes}
+        known = {m.name for m in modes} | {m.name for m in redis_clients.all_modes()}
         bad = [n for n in names if n not in known]
         if bad:
             raise BenchError(f"unknown mode {', '.join(bad)}; choose from {', '.join(sorted(known))}")
@@ -627,7 +640,8 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
         used.update(wanted & set(server_setups.BLOB_SETUPS))
     if "server" in scenarios:
         used.update(server_setups.FLOOR_SETUPS)
-    if any(s not in BOTH_SERVER_MODELS for s in scenarios) or not used:
+    own_server = [s for s in scenarios if s != "redis"]  # the Redis scenario starts redis-server
+    if any(s not in BOTH_SERVER_MODELS for s in own_server) or (own_server and not used):
         used.add("async")  # the other scenarios measure clients, against the async server
     models_wanted = [name for name in server_setups.SETUPS if name in used]  # async first
     placement = Placement(enabled=not args.no_pin and args.host is None)
@@ -645,7 +659,7 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
                             placement.pin_server(process.pid)
                         servers[model] = process
                         addresses[model] = (process.host, process.port)
-                else:
+                elif own_server:
                     models_wanted = ["external"]
                     servers["external"] = None
                     addresses["external"] = (args.host, args.port)
@@ -677,11 +691,14 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
             lab = Lab(plan, servers, addresses, stats, slowdown, restart if args.host is None else None)
             found, units, warm = _units(lab, scenarios, modes, rounds, models_wanted)
             series += found
+            redis_lab = _redis_units(args, scenarios, plan, rounds, placement, meta, stack, series, units)
             progress = Progress(units)
             try:
                 progress.starting(f"warm-up: {len(warm)} modes")
                 placement.for_scenario("warm-up")
                 lab.warm_up(warm)
+                if redis_lab is not None:
+                    redis_lab.warm_up(redis_lab.modes, WARMUP_CALLS)
                 _run_rounds(units, rounds, progress, placement)
             except ServerGone as exc:
                 print(f"dualio bench: the server stopped answering ({exc}); the remaining cells "
@@ -692,6 +709,40 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
         except BaseException:
             interrupts.defer()  # the servers stop and the files are written whatever comes next
             raise
+
+
+def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rounds: Rounds,
+                 placement: Placement, meta: dict[str, Any], stack: ExitStack,
+                 series: list[CellRounds], units: list[Unit]) -> RedisLab | None:
+    """The Redis scenario's cells and units, against a redis-server started here (its
+    cells skipped, with the reason, when it cannot be)."""
+    if "redis" not in scenarios:
+        return None
+    names = None if args.modes == "all" else args.modes.split(",")
+    modes = redis_scenario.modes_named(names)
+    reason = ("the Redis scenario runs against a redis-server the lab starts itself, not with --host"
+              if args.host is not None else redis_scenario.unavailable())
+    redis_lab = RedisLab(redis_scenario.start, placement.pin_server, modes)
+    if not reason:
+        try:
+            redis_lab.open()
+        except (RedisServerError, OSError) as exc:
+            reason = f"redis-server did not start: {str(exc).splitlines()[0]}"
+        stack.callback(redis_lab.stop)
+    meta["redis_server"] = redis_scenario.describe(redis_lab.server, reason)
+    if reason:
+        print(f"dualio bench: the Redis cells are skipped: {reason}", file=sys.stderr)
+    for job in redis_scenario.jobs(plan, modes, reason):
+        mine = CellRounds(job.cell)
+        series.append(mine)
+        if not job.cell.skipped:
+            units.append(Unit(f"redis {job.cell.case} {job.cell.mode}", [mine],
+                              functools.partial(_one, redis_lab.round, job), rounds.for_cell(job.cell)))
+    return None if reason else redis_lab
+
+
+def _one(measure: Callable[[redis_scenario.Job], Cell], job: redis_scenario.Job) -> list[Cell]:
+    return [measure(job)]
 
 
 def _draw_charts(folder: Path, cells: Sequence[Cell]) -> list[str]:
@@ -779,7 +830,9 @@ def _finish(out: Path, series: Sequence[CellRounds], scenarios: Sequence[str], r
         print(f"dualio bench: interrupted; {finished} cells with at least one round are in the "
               "partial results", file=sys.stderr)
         return stopped_by or 130
-    lost = [c for c in cells if c.lost]
+    lost = [c for c in cells if c.lost and not redis_scenario.is_peer(c)]
+    for cell in (c for c in cells if c.lost and redis_scenario.is_peer(c)):
+        print(f"peer: {cell.case} {cell.mode}: errors={cell.errors} wrong={cell.wrong} {cell.note}")
     if lost:
         print(f"\n!!! {len(lost)} measurements LOST OR MISROUTED CALLS — see the red rows:",
               file=sys.stderr)

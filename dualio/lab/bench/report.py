@@ -22,18 +22,21 @@ TERMINAL_COLUMNS = (
     ("case", "case"), ("mode", "mode"), ("server", "server"), ("wall_s", "wall s"),
     ("model_s", "model s"), ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("mb_per_s", "MB/s"),
     ("p50_ms", "p50 ms"), ("client_cpu_us", "client µs/op"), ("server_cpu_us", "server µs/op"),
-    ("kb_per_conn", "KiB/conn"), ("rounds", "K"), ("lost", "lost"), ("limited", "limited"),
+    ("kb_per_conn", "KiB/conn"), ("new_connections", "new conns"), ("rounds", "K"), ("lost", "lost"),
+    ("limited", "limited"),
 )
 SPREAD = ("wall_s", "ratio", "ops_per_s", "mb_per_s")
 # Dropped first, in this order, when a table would be wider than WIDTH.
-OPTIONAL = ("server_cpu_us", "p50_ms", "model_s", "kb_per_conn", "client_cpu_us", "mb_per_s", "ratio")
+OPTIONAL = ("server_cpu_us", "p50_ms", "model_s", "kb_per_conn", "new_connections", "client_cpu_us",
+            "mb_per_s", "ratio")
 LABELS = ("case", "mode", "server")
 
 MARKDOWN_COLUMNS = (
     ("case", "case"), ("mode", "mode"), ("server", "server"), ("rounds", "K"), ("wall_s", "wall s"),
     ("model_s", "model s"), ("ratio", "ratio"), ("ops_per_s", "ops/s"), ("p50_ms", "p50 ms"),
     ("p99_ms", "p99 ms"), ("client_cpu_us", "client CPU µs/op"), ("server_cpu_us", "server CPU µs/op"),
-    ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"), ("peak_threads", "threads"),
+    ("mb_per_s", "MB/s"), ("kb_per_conn", "KiB/conn"), ("new_connections", "new conns"),
+    ("peak_threads", "threads"),
     ("peak_rss_mb", "RSS MB"), ("server_rss_mb", "server RSS MB"), ("errors", "errors"),
     ("wrong", "wrong"), ("limited", "limited"), ("note", "note"),
 )

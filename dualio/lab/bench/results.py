@@ -14,7 +14,7 @@ from dualio_transports.dualio_protocol.methods import ServerStats
 # The numeric fields measured once per round; a cell holds their median over its rounds.
 METRICS = (
     "wall_s", "ops_per_s", "p50_ms", "p99_ms", "client_cpu_us", "server_cpu_us", "peak_threads",
-    "peak_rss_mb", "server_rss_mb", "mb_per_s", "kb_per_conn", "model_s", "ratio",
+    "peak_rss_mb", "server_rss_mb", "mb_per_s", "kb_per_conn", "model_s", "ratio", "new_connections",
 )
 # Counts of calls that went wrong: a cell holds their sum over its rounds.
 COUNTS = ("errors", "wrong", "limited")
@@ -45,6 +45,7 @@ class Cell:
     kb_per_conn: float | None = None
     model_s: float | None = None
     ratio: float | None = None
+    new_connections: float | None = None  # connections a client opened again (the cancel storm)
     note: str = ""
     skipped: bool = False
     rounds: int = 0  # rounds measured; each numeric metric above is their median

@@ -24,7 +24,8 @@ def open_files_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-SCENARIOS = ("throughput", "overhead", "setup", "server", "fanout", "echo", "wordcount", "blob", "models")
+SCENARIOS = ("throughput", "overhead", "setup", "server", "fanout", "echo", "wordcount", "blob", "models",
+             "redis")
 MIB = 1 << 20
 
 
@@ -51,6 +52,7 @@ class Plan:
     setup_calls: int  # connections made one after another in the set-up scenario
     sequential_budget_s: float = 2.0  # fan-out of one call at a time: N·Y is exact, a second shows it
     echo_budget_s: float = 10.0  # echo's pool-bound cells: the fan-out scenario shows the pool's model
+    storm_calls: int = 500  # GETs of the Redis cancel storm, each given up at a random moment
 
     @classmethod
     def quick(cls) -> Plan:
@@ -60,7 +62,8 @@ class Plan:
     @classmethod
     def full(cls) -> Plan:
         return cls((10, 100, 1000, 10_000), 0.1, 22.0, 5000, 20_000, 100, 5000,
-                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25, 2000, 2000)
+                   (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25, 2000, 2000,
+                   storm_calls=2000)
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def _clock_seconds(pid: int) -> float | None:
 _CPUCLOCK_SCHED = 2  # the clock of a process's scheduled run time (linux/posix-timers.h)
 
 
-def _cpu_seconds(pid: int, reaped: bool) -> float | None:
+def cpu_seconds(pid: int, reaped: bool = False) -> float | None:
     """CPU seconds of ``pid`` (its CPU-time clock where there is one, else user + system
     in clock ticks), None where they cannot be read; ``reaped``: with those of its
     children that ended (the workers a supervisor replaced; in ticks)."""
@@ -159,7 +159,7 @@ class ServerProcess:
         in nanoseconds; elsewhere (and for ended workers) in clock ticks of 10 ms, which
         mean something only over many calls."""
         pids = self.pids()
-        seconds = [_cpu_seconds(pid, reaped=pid == pids[0]) for pid in pids]
+        seconds = [cpu_seconds(pid, reaped=pid == pids[0]) for pid in pids]
         if not seconds or any(value is None for value in seconds):
             return None
         return sum(value or 0.0 for value in seconds)

@@ -17,7 +17,8 @@ from dualio_transports.version import VERSION
 
 # Bumped whenever results.json changes shape; `dualio bench compare` reads only its own.
 SCHEMA_VERSION = 2
-PACKAGES = ("anyio", "trio", "uvloop", "gevent", "psutil")
+PACKAGES = ("anyio", "trio", "uvloop", "gevent", "psutil", "redis", "hiredis", "valkey-glide",
+            "valkey-glide-sync", "coredis")
 
 
 def now() -> str:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,14 @@ class RedisServer:
             return Path(self.directory, "redis.log").read_text(errors="replace")
         except OSError:
             return ""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
     def stop(self) -> int:
         """Stop it by its PID (SIGTERM, then SIGKILL after STOP_TIMEOUT); its exit status."""
@@ -73,11 +82,13 @@ def _accepts(port: int) -> bool:
 def start_redis(
     executable: str | None = None, *, password: str | None = None, port: int | None = None, tries: int = 3,
     tls: tuple[str, str] | None = None, hello: bool = True, debug_command: bool = False,
+    options: Sequence[str] = (),
 ) -> RedisServer:
     """A redis-server that accepts connections, or a RedisServerError with its log. ``tls``:
     ``(certificate chain, key)`` files; the server then speaks TLS only, on its port.
     ``hello=False``: it does not know HELLO, as a server before Redis 6 (RESP2 only).
-    ``debug_command``: DEBUG (SLEEP) is allowed from 127.0.0.1."""
+    ``debug_command``: DEBUG (SLEEP) is allowed from 127.0.0.1. ``options``: more
+    command-line settings (``["--hz", "100"]``)."""
     executable = executable or shutil.which("redis-server")
     if executable is None:
         raise RedisServerError(NOT_INSTALLED)
@@ -95,6 +106,7 @@ def start_redis(
             args += ["--requirepass", password]
         if not hello:
             args += ["--rename-command", "HELLO", ""]
+        args += options
         if tls is not None:
             args += ["--port", "0", "--tls-port", str(chosen), "--tls-cert-file", tls[0],
                      "--tls-key-file", tls[1], "--tls-auth-clients", "no"]
