@@ -63,7 +63,7 @@ class Plan:
     def full(cls) -> Plan:
         return cls((10, 100, 1000, 10_000), 0.1, 22.0, 5000, 20_000, 100, 5000,
                    (1000, 10_000), (10, 100, 1000, 10_000), 20, 0.05, 100, 50, 40, 0.25, 2000, 2000,
-                   storm_calls=2000)
+                   storm_calls=1000)
 
 
 @dataclass(frozen=True)
