@@ -164,12 +164,12 @@ def test_every_known_mode_has_its_own_style() -> None:
 
 
 def test_every_mode_of_the_redis_chart_has_a_colour_of_its_own() -> None:
-    redis_modes = [mode.name for mode in redis_clients.all_modes()]
-    assert set(charts.REDIS_PEER_STYLES) == {m.name for m in redis_clients.all_modes() if m.peer}
+    redis_modes = [mode.name for mode in redis_clients.redis_modes()]
+    assert set(charts.REDIS_PEER_STYLES) == {m.name for m in redis_clients.redis_modes() if m.peer}
     assert all(name in charts.STYLES for name in redis_modes if name not in charts.REDIS_PEER_STYLES)
     looks = [charts.style(name) for name in redis_modes]
     assert len({look.colour for look in looks}) == len(redis_modes)
-    assert all(charts.style(m.name).hollow for m in redis_clients.all_modes() if m.peer)
+    assert all(charts.style(m.name).hollow for m in redis_clients.redis_modes() if m.peer)
 
 
 def test_an_unknown_mode_gets_a_style_no_known_mode_has() -> None:

@@ -19,8 +19,8 @@ import pytest
 
 from dualio.lab.bench import redis_scenario
 from dualio.lab.bench.goals import evaluate
-from dualio.lab.bench.redis_clients import Opening, RedisMode, all_modes
-from dualio.lab.bench.redis_scenario import RedisLab, jobs, unavailable
+from dualio.lab.bench.redis_clients import Opening, RedisMode, redis_modes
+from dualio.lab.bench.redis_scenario import RedisLab, redis_jobs, unavailable
 from dualio.lab.bench.results import Cell
 from dualio.lab.bench.scenarios import Plan
 from dualio.lab.bench.workloads import Workload
@@ -33,7 +33,7 @@ TINY = dataclasses.replace(
     Plan.quick(), fanout_ns=(10, 40), fanout_delay=0.05, sequential_calls=100, concurrent_calls=500,
     setup_calls=40, storm_calls=100, thread_connect_cap=20, budget_s=0.2,
 )
-MODES = {mode.name: mode for mode in all_modes()}
+MODES = {mode.name: mode for mode in redis_modes()}
 
 
 def _modes(*names: str) -> list[RedisMode]:
@@ -41,7 +41,7 @@ def _modes(*names: str) -> list[RedisMode]:
 
 
 def test_every_cell_is_skipped_with_the_reason_when_redis_server_cannot_run() -> None:
-    made = jobs(TINY, all_modes(), NOT_INSTALLED)
+    made = redis_jobs(TINY, redis_modes(), NOT_INSTALLED)
     assert made and all(job.cell.skipped for job in made)
     assert {job.cell.note for job in made} == {f"skipped: {NOT_INSTALLED}"}
 
@@ -59,7 +59,7 @@ def test_a_missing_and_a_too_old_redis_server_are_named(tmp_path: Path) -> None:
 
 
 def test_the_plan_skips_what_its_budget_and_the_thread_cap_rule_out() -> None:
-    made = {(job.cell.case, job.cell.mode): job.cell for job in jobs(TINY, all_modes())}
+    made = {(job.cell.case, job.cell.mode): job.cell for job in redis_jobs(TINY, redis_modes())}
     pool = made[("BLPOP N=40", "emulated-pool")]
     assert pool.skipped and pool.note.startswith("skipped: predicted")  # ceil(40/6)·0.05 s > 0.2 s
     assert pool.model_s == pytest.approx(7 * 0.05)
@@ -95,7 +95,7 @@ def lab() -> Any:
 def test_every_case_is_measured_and_checked_against_a_real_redis_server(lab: RedisLab) -> None:
     modes = _modes("sync", "native-asyncio", "emulated-pool", "redis-py-asyncio", "raw-resp")
     cells = {}
-    for job in jobs(TINY, modes):
+    for job in redis_jobs(TINY, modes):
         if not job.cell.skipped:
             cells[(job.cell.case, job.cell.mode)] = lab.round(job)
     measured = list(cells.values())
@@ -116,7 +116,7 @@ def test_every_case_is_measured_and_checked_against_a_real_redis_server(lab: Red
 
 @needs_redis
 def test_a_redis_server_that_died_is_started_again_and_the_cell_says_so(lab: RedisLab) -> None:
-    [job] = [j for j in jobs(TINY, _modes("native-asyncio")) if j.cell.case == "sequential GET"]
+    [job] = [j for j in redis_jobs(TINY, _modes("native-asyncio")) if j.cell.case == "sequential GET"]
     for _ in range(redis_scenario.MAX_RESTARTS):
         assert lab.server is not None
         os.kill(lab.server.pid, signal.SIGKILL)
@@ -159,7 +159,7 @@ def test_a_client_that_hangs_is_bounded_by_the_cell_budget(lab: RedisLab, face: 
     mode = RedisMode("hangs", "a client that never answers", face,  # type: ignore[arg-type]
                      open_sync=lambda opening: _Hanging(),  # type: ignore[arg-type,return-value]
                      open_async=_open_hanging)
-    job = redis_scenario.Job(Cell("redis", "sequential GET", "hangs", "redis", 5, 1, 0.0), mode, "get",
+    job = redis_scenario.RedisJob(Cell("redis", "sequential GET", "hangs", "redis", 5, 1, 0.0), mode, "get",
                              Workload(5, 1, 0.0, timeout=1.0))
     started = time.monotonic()
     cell = lab.round(job)

@@ -56,7 +56,7 @@ from dualio.lab.bench.scenarios import (
     throughput,
     wordcount,
 )
-from dualio.lab.bench.server_process import ServerProcess, ServerProcessError
+from dualio.lab.bench.server_process import MAX_RESTARTS, ServerProcess, ServerProcessError
 from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
 from dualio.lab.common.redis_server import RedisServerError
@@ -199,7 +199,7 @@ def _choose(args: argparse.Namespace) -> tuple[list[str], list[Mode], Plan, Roun
     modes = all_modes(args.pool_workers)
     if args.modes != "all":
         names = args.modes.split(",")
-        known = {m.name for m in modes} | {m.name for m in redis_clients.all_modes()}
+        known = {m.name for m in modes} | {m.name for m in redis_clients.redis_modes()}
         bad = [n for n in names if n not in known]
         if bad:
             raise BenchError(f"unknown mode {', '.join(bad)}; choose from {', '.join(sorted(known))}")
@@ -355,10 +355,6 @@ class Progress:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
-
-
-MAX_RESTARTS = 3
-"""Times in one run the lab starts again a server it started that died or stopped answering."""
 
 
 class Lab:
@@ -732,7 +728,7 @@ def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rou
     meta["redis_server"] = redis_scenario.describe(redis_lab.server, reason)
     if reason:
         print(f"dualio bench: the Redis cells are skipped: {reason}", file=sys.stderr)
-    for job in redis_scenario.jobs(plan, modes, reason):
+    for job in redis_scenario.redis_jobs(plan, modes, reason):
         mine = CellRounds(job.cell)
         series.append(mine)
         if not job.cell.skipped:
@@ -741,7 +737,7 @@ def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rou
     return None if reason else redis_lab
 
 
-def _one(measure: Callable[[redis_scenario.Job], Cell], job: redis_scenario.Job) -> list[Cell]:
+def _one(measure: Callable[[redis_scenario.RedisJob], Cell], job: redis_scenario.RedisJob) -> list[Cell]:
     return [measure(job)]
 
 

@@ -247,7 +247,7 @@ REDIS_POOL_BAND = (0.95, 1.15)
 """A fan-out bounded by W workers or one connection within this band of its model."""
 
 
-_REDIS_MODES = {mode.name: mode for mode in redis_clients.all_modes()}
+_REDIS_MODES = {mode.name: mode for mode in redis_clients.redis_modes()}
 
 
 def _redis(cells: Sequence[Cell], case: str, mode: str) -> Cell | None:

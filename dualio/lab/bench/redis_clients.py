@@ -341,7 +341,7 @@ NO_CALL_TIMEOUT = "no per-call timeout to give a call up with"
 PEERS = ("redis", "hiredis")
 
 
-def all_modes() -> list[RedisMode]:
+def redis_modes() -> list[RedisMode]:
     """Every mode of the Redis scenario, in table order."""
     w = default_workers()
     return [

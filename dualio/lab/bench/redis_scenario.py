@@ -20,12 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dualio.lab.bench.modes import THREAD_FLOOR
 from dualio.lab.bench.redis_clients import (
     KEYS,
     Opening,
     RedisMode,
-    all_modes,
     key,
+    redis_modes,
     run,
     storm,
     value,
@@ -33,7 +34,7 @@ from dualio.lab.bench.redis_clients import (
 from dualio.lab.bench.results import Cell, fill, pool_model
 from dualio.lab.bench.sampler import PeakSampler
 from dualio.lab.bench.scenarios import Plan, native_model, thread_model
-from dualio.lab.bench.server_process import cpu_seconds
+from dualio.lab.bench.server_process import MAX_RESTARTS, cpu_seconds
 from dualio.lab.bench.workloads import Outcome, Workload, drive_threads
 from dualio.lab.common.redis_server import NOT_INSTALLED, RedisServer, RedisServerError, start_redis
 
@@ -51,15 +52,13 @@ second (the default 10 rounds BLPOP's Y up to the next 100 ms; 2 ms here).
 SEQUENTIAL, CONCURRENT, CONNECT = "sequential GET", "concurrent GET c=", "connect+GET+close"
 STORM = "cancel storm"
 FANOUT = "BLPOP N="
-THREAD_FLOOR = "thread-floor"
 STORM_INFLIGHT = 10
 STORM_LATENCY = 0.02
-MAX_RESTARTS = 3
 
 
 def modes_named(names: Sequence[str] | None) -> list[RedisMode]:
     """The scenario's modes, or those of them named (``--modes``)."""
-    return [m for m in all_modes() if names is None or m.name in names]
+    return [m for m in redis_modes() if names is None or m.name in names]
 
 
 def server_version(executable: str | None = None) -> tuple[int, ...] | None:
@@ -92,7 +91,7 @@ def unavailable(executable: str | None = None) -> str:
 
 
 @dataclass
-class Job:
+class RedisJob:
     """One Redis cell: what runs in each round."""
 
     cell: Cell
@@ -102,7 +101,7 @@ class Job:
     connections: int = 1
 
 
-def _predicted(mode: RedisMode, n: int, delay: float) -> float:
+def _least_time(mode: RedisMode, n: int, delay: float) -> float:
     """The least a fan-out cell can take by its model (CPU cost aside)."""
     if mode.model == "pool" and mode.workers:
         return pool_model(n, mode.workers, delay)
@@ -111,15 +110,15 @@ def _predicted(mode: RedisMode, n: int, delay: float) -> float:
     return delay
 
 
-def jobs(plan: Plan, modes: Sequence[RedisMode], reason: str = "") -> list[Job]:
+def redis_jobs(plan: Plan, modes: Sequence[RedisMode], reason: str = "") -> list[RedisJob]:
     """Every Redis cell in table order; ``reason``: why none can run (all skipped)."""
-    made: list[Job] = []
+    made: list[RedisJob] = []
 
     def add(case: str, mode: RedisMode | None, kind: str, work: Workload, name: str = "",
-            connections: int = 1) -> Job:
-        cell = Cell(SERVER, case, name or (mode.name if mode else THREAD_FLOOR), SERVER, work.total,
+            connections: int = 1) -> RedisJob:
+        cell = Cell(SERVER, case, name or (mode.name if mode else THREAD_FLOOR.name), SERVER, work.total,
                     work.inflight, work.delay)
-        job = Job(cell, mode, kind, work, connections)
+        job = RedisJob(cell, mode, kind, work, connections)
         missing = reason or (mode.missing() if mode else "")
         if missing:
             cell.skipped, cell.note = True, f"skipped: {missing}"
@@ -143,7 +142,7 @@ def jobs(plan: Plan, modes: Sequence[RedisMode], reason: str = "") -> list[Job]:
         if any(m.model == "threads" for m in fanned) and n <= plan.thread_connect_cap:
             add(f"{FANOUT}{n}", None, "floor", Workload(n, n, y, timeout))
         for mode in fanned:
-            predicted = _predicted(mode, n, y)
+            predicted = _least_time(mode, n, y)
             job = add(f"{FANOUT}{n}", mode, "blpop",
                       Workload(n, n, y, max(timeout, 3 * predicted)), connections=n)
             cell = job.cell
@@ -226,7 +225,7 @@ class RedisLab:
             except Exception as exc:  # the cells will fail and say why
                 print(f"warm-up: {mode.name} (redis): {type(exc).__name__}: {exc}", file=sys.stderr)
 
-    def round(self, job: Job) -> Cell:
+    def round(self, job: RedisJob) -> Cell:
         cell = dataclasses.replace(job.cell, samples={}, sampled={}, interval={})
         server, restarted = self._ready()
         if server is None:
@@ -255,7 +254,7 @@ class RedisLab:
         self._learn(job, cell)
         return cell
 
-    def _run(self, job: Job, server: RedisServer) -> tuple[Outcome, dict[str, float]]:
+    def _run(self, job: RedisJob, server: RedisServer) -> tuple[Outcome, dict[str, float]]:
         if job.case == "floor":
             return _thread_floor(job.work), {}
         assert job.mode is not None
@@ -267,7 +266,7 @@ class RedisLab:
         opening = Opening(*server.address, timeout=job.work.timeout, connections=job.connections)
         return run(job.mode, opening, job.case, job.work), {}  # type: ignore[arg-type]
 
-    def _model(self, job: Job, cell: Cell) -> None:
+    def _model(self, job: RedisJob, cell: Cell) -> None:
         """A fan-out cell's model from this round's connect cells and thread floor."""
         mode = job.mode
         if job.case != "blpop" or mode is None or mode.model not in ("coroutines", "threads"):
@@ -280,7 +279,7 @@ class RedisLab:
         elif (floor := self.thread_floor.get(cell.total)) is not None:
             cell.model_s = thread_model(cell.total, floor, cost)
 
-    def _learn(self, job: Job, cell: Cell) -> None:
+    def _learn(self, job: RedisJob, cell: Cell) -> None:
         ok = bool(cell.wall_s) and not cell.errors
         if job.case == "connect" and job.mode is not None:
             if ok and cell.wall_s:
@@ -320,7 +319,7 @@ def describe(server: RedisServer | None, skipped: str = "", executable: str | No
             "options": list(SERVER_OPTIONS), "skipped": skipped}
 
 
-PEER_MODES = frozenset(m.name for m in all_modes() if m.peer)
+PEER_MODES = frozenset(m.name for m in redis_modes() if m.peer)
 
 
 def is_peer(cell: Cell) -> bool:

@@ -16,6 +16,10 @@ import sys
 import time
 from types import ModuleType, TracebackType
 
+MAX_RESTARTS = 3
+"""Times in one run the lab starts again a server it started (the reference server, or
+redis-server) that died or stopped answering."""
+
 
 def _psutil() -> ModuleType | None:
     try:
