@@ -233,3 +233,20 @@ def test_with_host_the_redis_cells_are_skipped_with_the_reason(tmp_path: Path) -
     [folder] = tmp_path.glob("bench-*")
     cells = json.loads((folder / "results.json").read_text())["cells"]
     assert cells and all(c["skipped"] for c in cells)
+
+
+def test_a_redis_server_that_does_not_start_skips_the_cells_and_the_run_goes_on(tmp_path: Path) -> None:
+    broken = tmp_path / "redis-server"
+    broken.write_text("#!/bin/sh\n"
+                      "if [ \"$1\" = --version ]; then echo 'Redis server v=7.2.4 sha=0 bits=64'; exit 0; fi\n"
+                      "echo 'refusing to start' >&2; exit 1\n")
+    broken.chmod(broken.stat().st_mode | stat.S_IEXEC)
+    run = _bench("--scenario", "redis", "--redis-server", str(broken), "--modes", "sync", "--quick",
+                 "--repeat", "1", "--out", str(tmp_path), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "the Redis cells are skipped: redis-server on port" in run.stderr
+    assert "did not start (exit 1)" in run.stderr and "Traceback" not in run.stderr
+    [folder] = tmp_path.glob("bench-*")
+    data = json.loads((folder / "results.json").read_text())
+    assert data["cells"] and all(c["skipped"] for c in data["cells"])
+    assert data["meta"]["redis_server"]["version"] == "7.2.4"

@@ -59,7 +59,6 @@ from dualio.lab.bench.scenarios import (
 from dualio.lab.bench.server_process import MAX_RESTARTS, ServerProcess, ServerProcessError
 from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
-from dualio.lab.common.redis_server import RedisServerError
 from dualio.server.fd_limit import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
 from dualio_transports.dualio_protocol.methods import ServerStats
@@ -179,6 +178,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=None, help="use a running server instead of starting one")
     parser.add_argument("--port", type=int, default=7878)
     parser.add_argument("--out", default="results", help="folder for the results")
+    parser.add_argument("--redis-server", metavar="PATH", default=None,
+                        help="the redis-server the redis scenario starts (default: the first on the PATH)")
     parser.add_argument("--no-pin", action="store_true",
                         help="leave client and servers unpinned (default: servers on the first core, "
                              "the lab on the others; docs/lab.md)")
@@ -717,15 +718,17 @@ def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rou
     names = None if args.modes == "all" else args.modes.split(",")
     modes = redis_scenario.modes_named(names)
     reason = ("the Redis scenario runs against a redis-server the lab starts itself, not with --host"
-              if args.host is not None else redis_scenario.unavailable())
-    redis_lab = RedisLab(redis_scenario.start, placement.pin_server, modes)
+              if args.host is not None else redis_scenario.unavailable(args.redis_server))
+    redis_lab = RedisLab(functools.partial(redis_scenario.start, args.redis_server), placement.pin_server,
+                         modes)
     if not reason:
+        stack.callback(redis_lab.stop)
         try:
             redis_lab.open()
-        except (RedisServerError, OSError) as exc:
-            reason = f"redis-server did not start: {str(exc).splitlines()[0]}"
-        stack.callback(redis_lab.stop)
-    meta["redis_server"] = redis_scenario.describe(redis_lab.server, reason)
+        except Exception as exc:  # not started, or its keys not set: the other scenarios go on
+            redis_lab.stop()
+            reason = redis_scenario.start_failure(exc)
+    meta["redis_server"] = redis_scenario.describe(redis_lab.server, reason, args.redis_server)
     if reason:
         print(f"dualio bench: the Redis cells are skipped: {reason}", file=sys.stderr)
     for job in redis_scenario.redis_jobs(plan, modes, reason):

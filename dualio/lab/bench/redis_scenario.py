@@ -207,8 +207,9 @@ class RedisLab:
             server.stop()
         try:
             fresh = self.open()
-        except (RedisServerError, OSError) as exc:
-            return None, f"redis-server died; starting it again failed: {exc}"
+        except Exception as exc:  # the cell fails and says why; the run goes on
+            self.stop()
+            return None, f"redis-server died; starting it again failed: {start_failure(exc)}"
         print(f"dualio bench: redis-server had died: started again ({self.restarts} of {MAX_RESTARTS})",
               file=sys.stderr)
         return fresh, "redis-server had died before this cell: started again"
@@ -326,6 +327,15 @@ def is_peer(cell: Cell) -> bool:
     """A Redis cell of a client that is not dualio's: what goes wrong there is a finding
     about that client, reported, not a failure of the run."""
     return cell.scenario == SERVER and cell.mode in PEER_MODES
+
+
+def start_failure(exc: BaseException) -> str:
+    """One line on why redis-server could not be started (or its keys set): the error's
+    first line, and the last line of the server's log when the error carries one."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+    if isinstance(exc, RedisServerError):
+        return lines[0] if len(lines) == 1 else f"{lines[0]} {lines[-1]}"
+    return f"redis-server did not start: {type(exc).__name__}: {lines[0]}"
 
 
 def start(executable: str | None = None) -> RedisServer:
