@@ -17,14 +17,16 @@ from typing import Any
 import anyio
 import pytest
 
-from dualio.lab.bench import redis_scenario
+from dualio.lab.bench import redis_clients, redis_scenario
 from dualio.lab.bench.goals import evaluate
 from dualio.lab.bench.redis_clients import Opening, RedisMode, redis_modes
-from dualio.lab.bench.redis_scenario import RedisLab, redis_jobs, unavailable
+from dualio.lab.bench.redis_scenario import RedisLab, redis_jobs
+from dualio.lab.bench.redis_storm import storm
 from dualio.lab.bench.results import Cell
 from dualio.lab.bench.scenarios import Plan
+from dualio.lab.bench.server_process import MAX_RESTARTS
 from dualio.lab.bench.workloads import Workload
-from dualio.lab.common.redis_server import NOT_INSTALLED, RedisServer
+from dualio.lab.common.redis_server import NOT_INSTALLED, RedisServer, unavailable
 
 MISSING = unavailable()
 needs_redis = pytest.mark.skipif(bool(MISSING), reason=MISSING)
@@ -101,7 +103,9 @@ def test_every_case_is_measured_and_checked_against_a_real_redis_server(lab: Red
     measured = list(cells.values())
     assert measured and all(c.errors == 0 and c.wrong == 0 for c in measured), [
         (c.case, c.mode, c.note) for c in measured if c.errors or c.wrong]
-    assert all(c.ops_per_s and c.client_cpu_us for c in measured)
+    assert all(c.ops_per_s for c in measured)
+    assert all(c.client_cpu_us for c in measured if not c.case.startswith("cancel storm"))
+    assert all(c.client_cpu_us is None for c in measured if c.case.startswith("cancel storm"))
     for mode in ("sync", "native-asyncio", "emulated-pool"):
         storm = cells[("cancel storm K=100", mode)]
         assert storm.new_connections == 0  # every call given up, and still the one connection
@@ -116,8 +120,10 @@ def test_every_case_is_measured_and_checked_against_a_real_redis_server(lab: Red
 
 @needs_redis
 def test_a_redis_server_that_died_is_started_again_and_the_cell_says_so(lab: RedisLab) -> None:
+    """Three times a run (the budget every server the lab started shares); then the
+    cell fails and says why."""
     [job] = [j for j in redis_jobs(TINY, _modes("native-asyncio")) if j.cell.case == "sequential GET"]
-    for _ in range(redis_scenario.MAX_RESTARTS):
+    for _ in range(MAX_RESTARTS):
         assert lab.server is not None
         os.kill(lab.server.pid, signal.SIGKILL)
         lab.server.process.wait(10)
@@ -128,7 +134,7 @@ def test_a_redis_server_that_died_is_started_again_and_the_cell_says_so(lab: Red
     os.kill(lab.server.pid, signal.SIGKILL)
     lab.server.process.wait(10)
     cell = lab.round(job)  # no more restarts: the cell fails, and says why
-    assert cell.errors == job.work.total and "no more times" in cell.note
+    assert cell.errors == job.work.total and "may start no more servers again" in cell.note
 
 
 class _Hanging:
@@ -238,7 +244,9 @@ def test_with_host_the_redis_cells_are_skipped_with_the_reason(tmp_path: Path) -
 def test_a_redis_server_that_does_not_start_skips_the_cells_and_the_run_goes_on(tmp_path: Path) -> None:
     broken = tmp_path / "redis-server"
     broken.write_text("#!/bin/sh\n"
-                      "if [ \"$1\" = --version ]; then echo 'Redis server v=7.2.4 sha=0 bits=64'; exit 0; fi\n"
+                      "if [ \"$1\" = --version ]; then\n"
+                      "  echo 'Redis server v=7.2.4 sha=0 bits=64'; exit 0\n"
+                      "fi\n"
                       "echo 'refusing to start' >&2; exit 1\n")
     broken.chmod(broken.stat().st_mode | stat.S_IEXEC)
     run = _bench("--scenario", "redis", "--redis-server", str(broken), "--modes", "sync", "--quick",
@@ -250,3 +258,60 @@ def test_a_redis_server_that_does_not_start_skips_the_cells_and_the_run_goes_on(
     data = json.loads((folder / "results.json").read_text())
     assert data["cells"] and all(c["skipped"] for c in data["cells"])
     assert data["meta"]["redis_server"]["version"] == "7.2.4"
+
+
+@needs_redis
+def test_a_redis_server_that_stops_answering_is_started_again(lab: RedisLab) -> None:
+    [job] = [j for j in redis_jobs(TINY, _modes("sync")) if j.cell.case == "sequential GET"]
+    assert lab.server is not None
+    hung = lab.server
+    os.kill(hung.pid, signal.SIGSTOP)  # alive, and answering nothing
+    try:
+        cell = lab.round(job)
+    finally:
+        hung.stop()  # SIGKILL ends it, stopped or not
+    assert cell.errors == 0 and cell.ops_per_s, cell.note
+    assert "answered no PING in 5 s before this cell: started again" in cell.note
+    assert lab.server is not hung
+
+
+class _Early:
+    def get(self, key: str) -> bytes | None:
+        return None
+
+    def blpop(self, name: str, wait: float) -> object:
+        return None  # at once, as if the server had not held it
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_blpop_that_returns_before_its_wait_counts_as_wrong() -> None:
+    mode = RedisMode("early", "a client whose BLPOP returns at once", "sync",
+                     open_sync=lambda opening: _Early(), backend="")  # type: ignore[arg-type,return-value]
+    outcome = redis_clients.run(mode, Opening("127.0.0.1", 1, 5.0), "blpop", Workload(5, 5, 0.2, 10.0))
+    assert outcome.wrong == 5
+
+
+@needs_redis
+def test_a_storm_in_which_nothing_was_answered_is_an_error(lab: RedisLab) -> None:
+    assert lab.server is not None
+
+    class Slow:
+        async def get(self, key: str) -> bytes | None:
+            await anyio.sleep(0.5)  # past every call's moment to give up (under 40 ms)
+            return redis_clients.value_of(int(key.split(":")[1]))
+
+        async def blpop(self, name: str, wait: float) -> object:
+            return None
+
+        async def aclose(self) -> None:
+            pass
+
+    async def open_slow(opening: Opening) -> Any:
+        return Slow()
+
+    mode = RedisMode("slow", "answers after every call gave up", "async", open_async=open_slow)
+    stormed = storm(mode, lab.server.address, Workload(20, 10, 0.0, 30.0), seed=1)
+    assert stormed.given_up == 20
+    assert stormed.outcome.errors == 1 and "nothing was answered" in stormed.outcome.first_error

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from dualio.lab.bench import summary
+from dualio.lab.bench import redis_scenario, summary
 from dualio.lab.bench.modes import all_modes
 from dualio.lab.bench.results import Cell
 
@@ -436,9 +436,9 @@ def throughput_figure(cells: Sequence[Cell]) -> Figure | None:
 
 
 def _case_heading(case: str) -> str:
-    if case in ("sequential", "sequential GET"):
+    if case in ("sequential", redis_scenario.SEQUENTIAL):
         return "sequential: one call in flight"
-    for prefix in ("concurrent c=", "concurrent GET c="):
+    for prefix in ("concurrent c=", redis_scenario.CONCURRENT):
         if case.startswith(prefix):
             return f"concurrent: {case.removeprefix(prefix)} calls in flight"
     return case
@@ -461,7 +461,8 @@ def blob_figure(cells: Sequence[Cell]) -> Figure | None:
 
 def _redis_get_panels(cells: Sequence[Cell], key: str) -> list[tuple[str, Sequence[Cell]]] | None:
     """The Redis scenario's GET cases, a panel each; None when none measured ``key``."""
-    chosen = [c for c in cells if c.scenario == "redis" and c.case.startswith(("sequential", "concurrent"))]
+    chosen = [c for c in cells if c.scenario == redis_scenario.SCENARIO
+              and c.case.startswith((redis_scenario.SEQUENTIAL, redis_scenario.CONCURRENT))]
     if not any(_value(c, key) for c in chosen):
         return None
     cases = list(dict.fromkeys(c.case for c in chosen))

@@ -38,7 +38,7 @@ from dualio.lab.bench.goals import evaluate, print_goals
 from dualio.lab.bench.modes import THREAD_FLOOR, Mode, all_modes
 from dualio.lab.bench.operations import Echo, Operation, WordCount
 from dualio.lab.bench.placement import Placement
-from dualio.lab.bench.redis_scenario import RedisLab
+from dualio.lab.bench.redis_scenario import RedisJob, RedisLab
 from dualio.lab.bench.results import METRICS, Cell, check_server, fill, pool_model, summarise
 from dualio.lab.bench.sampler import PeakSampler
 from dualio.lab.bench.scenarios import (
@@ -56,9 +56,10 @@ from dualio.lab.bench.scenarios import (
     throughput,
     wordcount,
 )
-from dualio.lab.bench.server_process import MAX_RESTARTS, ServerProcess, ServerProcessError
+from dualio.lab.bench.server_process import RestartBudget, ServerProcess, ServerProcessError
 from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
+from dualio.lab.common.redis_server import unavailable
 from dualio.server.fd_limit import raise_fd_limit
 from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
 from dualio_transports.dualio_protocol.methods import ServerStats
@@ -368,14 +369,15 @@ class Lab:
 
     def __init__(self, plan: Plan, servers: dict[str, ServerProcess | None],
                  addresses: dict[str, tuple[str, int]], stats: dict[str, StatsSource | None],
-                 slowdown: float, restart: Callable[[str], None] | None = None) -> None:
+                 slowdown: float, restart: Callable[[str], None] | None = None,
+                 budget: RestartBudget | None = None) -> None:
         self.plan = plan
         self.servers = servers
         self.addresses = addresses
         self.stats = stats
         self.slowdown = slowdown
         self.restart = restart
-        self.restarts = 0
+        self.budget = budget or RestartBudget()
         self.per_call: dict[str, float] = {}  # mode -> CPU cost per call, from concurrent throughput
         self.thread_floor: dict[int, float] = {}  # N -> the thread-floor row's wall, this round
 
@@ -391,15 +393,13 @@ class Lab:
     def _restarted(self, name: str, why: str) -> tuple[bool, str | None]:
         """Start the server ``name`` again if the lab may: whether it runs again, and what
         the cell says of it (None: the lab may not)."""
-        if self.restart is None or self.servers.get(name) is None or self.restarts >= MAX_RESTARTS:
+        if self.restart is None or self.servers.get(name) is None or not self.budget.take():
             return False, None
-        self.restarts += 1
         try:
             self.restart(name)
         except Exception as exc:
             return False, f"the server {why}; starting it again failed: {type(exc).__name__}: {exc}"
-        print(f"dualio bench: the {name} server {why}: started again ({self.restarts} of "
-              f"{MAX_RESTARTS})", file=sys.stderr)
+        print(f"dualio bench: the {name} server {why}: started again ({self.budget})", file=sys.stderr)
         return True, f"the server {why}: started again"
 
     def job_round(self, job: Job) -> Cell:
@@ -685,17 +685,20 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
             meta["server_setups"] = {name: server_setups.SETUPS[name].about
                                      for name in addresses if name in server_setups.SETUPS}
             meta["placement"] = placement.describe()
-            lab = Lab(plan, servers, addresses, stats, slowdown, restart if args.host is None else None)
+            budget = RestartBudget()
+            lab = Lab(plan, servers, addresses, stats, slowdown, restart if args.host is None else None,
+                      budget)
             found, units, warm = _units(lab, scenarios, modes, rounds, models_wanted)
             series += found
-            redis_lab = _redis_units(args, scenarios, plan, rounds, placement, meta, stack, series, units)
+            redis_lab = _redis_units(args, scenarios, plan, rounds, placement, budget, meta, stack, series,
+                                     units)
             progress = Progress(units)
             try:
                 progress.starting(f"warm-up: {len(warm)} modes")
                 placement.for_scenario("warm-up")
                 lab.warm_up(warm)
                 if redis_lab is not None:
-                    redis_lab.warm_up(redis_lab.modes, WARMUP_CALLS)
+                    redis_lab.warm_up(WARMUP_CALLS)
                 _run_rounds(units, rounds, progress, placement)
             except ServerGone as exc:
                 print(f"dualio bench: the server stopped answering ({exc}); the remaining cells "
@@ -709,7 +712,7 @@ def _measure(args: argparse.Namespace, scenarios: list[str], modes: list[Mode], 
 
 
 def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rounds: Rounds,
-                 placement: Placement, meta: dict[str, Any], stack: ExitStack,
+                 placement: Placement, budget: RestartBudget, meta: dict[str, Any], stack: ExitStack,
                  series: list[CellRounds], units: list[Unit]) -> RedisLab | None:
     """The Redis scenario's cells and units, against a redis-server started here (its
     cells skipped, with the reason, when it cannot be)."""
@@ -718,9 +721,9 @@ def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rou
     names = None if args.modes == "all" else args.modes.split(",")
     modes = redis_scenario.modes_named(names)
     reason = ("the Redis scenario runs against a redis-server the lab starts itself, not with --host"
-              if args.host is not None else redis_scenario.unavailable(args.redis_server))
+              if args.host is not None else unavailable(args.redis_server))
     redis_lab = RedisLab(functools.partial(redis_scenario.start, args.redis_server), placement.pin_server,
-                         modes)
+                         modes, budget)
     if not reason:
         stack.callback(redis_lab.stop)
         try:
@@ -740,7 +743,7 @@ def _redis_units(args: argparse.Namespace, scenarios: list[str], plan: Plan, rou
     return None if reason else redis_lab
 
 
-def _one(measure: Callable[[redis_scenario.RedisJob], Cell], job: redis_scenario.RedisJob) -> list[Cell]:
+def _one(measure: Callable[[RedisJob], Cell], job: RedisJob) -> list[Cell]:
     return [measure(job)]
 
 

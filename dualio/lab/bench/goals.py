@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from dualio.lab.bench import redis_clients, summary
+from dualio.lab.bench import redis_scenario, summary
+from dualio.lab.bench.redis_clients import redis_modes
 from dualio.lab.bench.results import Cell
 
 Verdict = Literal["met", "missed", "inconclusive", "not measured"]
@@ -238,20 +239,17 @@ def _blob_goals(cells: Sequence[Cell]) -> list[Goal]:
     ]
 
 
-REDIS_SYNC_PEERS = ("redis-py", "glide-sync")
-REDIS_ASYNC_PEERS = ("redis-py-asyncio", "glide-async", "coredis", "redis-py+emulated-pool",
-                     "redis-py+asyncio.to_thread")
 REDIS_FANOUT_BOUND = 1.5
 """A fan-out of coroutines or threads within this many times its model Y + N·c or F + N·c."""
 REDIS_POOL_BAND = (0.95, 1.15)
-"""A fan-out bounded by W workers or one connection within this band of its model."""
-
-
-_REDIS_MODES = {mode.name: mode for mode in redis_clients.redis_modes()}
+"""A fan-out bounded by a pool of W workers within this band of its model ceil(N/W)·Y."""
+_REDIS_MODES = {mode.name: mode for mode in redis_modes()}
+REDIS_SYNC_PEERS = tuple(m.name for m in _REDIS_MODES.values() if m.peer and m.face == "sync")
+REDIS_ASYNC_PEERS = tuple(m.name for m in _REDIS_MODES.values() if m.peer and m.face == "async")
 
 
 def _redis(cells: Sequence[Cell], case: str, mode: str) -> Cell | None:
-    return _find(cells, "redis", case, mode, "redis")
+    return _find(cells, redis_scenario.SCENARIO, case, mode, redis_scenario.SERVER)
 
 
 def _redis_goals(cells: Sequence[Cell]) -> list[Goal]:
@@ -260,54 +258,58 @@ def _redis_goals(cells: Sequence[Cell]) -> list[Goal]:
     for mine, peers in (("sync", REDIS_SYNC_PEERS), ("native-asyncio", REDIS_ASYNC_PEERS)):
         for peer in peers:
             goals.append(_ratio_goal(f"redis sequential GET, {mine} vs {peer}", 1.0,
-                                     _redis(cells, "sequential", mine), _redis(cells, "sequential", peer)))
+                                     _redis(cells, redis_scenario.SEQUENTIAL, mine),
+                                     _redis(cells, redis_scenario.SEQUENTIAL, peer)))
     for peer, target in (("redis-py-asyncio", 2.0), ("glide-async", 1.0)):
         goals.append(_ratio_goal(f"redis 100 GETs in flight, native-asyncio vs {peer}", target,
-                                 _redis(cells, "concurrent", "native-asyncio"),
-                                 _redis(cells, "concurrent", peer)))
+                                 _redis(cells, redis_scenario.CONCURRENT, "native-asyncio"),
+                                 _redis(cells, redis_scenario.CONCURRENT, peer)))
     goals += _redis_fanout_goals(cells)
     goals += _redis_storm_goals(cells)
     return goals
 
 
 def _redis_fanout_goals(cells: Sequence[Cell]) -> list[Goal]:
-    """Each dualio mode's largest fan-out with a model against that model (the peers'
-    ratios are in the table: where they fall is a finding about them, not a goal)."""
+    """Each dualio mode's largest fan-out the run measured, against its model (the
+    peers' ratios are in the table: where they fall is a finding about them)."""
     largest: dict[str, Cell] = {}
     for cell in cells:
-        if (cell.scenario == "redis" and cell.case.startswith("BLPOP") and cell.ratio and not cell.skipped
-                and cell.mode in _REDIS_MODES and _REDIS_MODES[cell.mode].dualio
+        mode = _REDIS_MODES.get(cell.mode)
+        if (cell.scenario == redis_scenario.SCENARIO and cell.case.startswith(redis_scenario.FANOUT)
+                and not cell.skipped and mode is not None and mode.dualio and mode.model
                 and cell.total >= largest.get(cell.mode, cell).total):
             largest[cell.mode] = cell
     goals = []
-    for mode, cell in largest.items():
+    for name, cell in largest.items():
+        title = f"redis fan-out {cell.case} {name} measured/model"
         detail = f"{cell.wall_s or 0:.3f} s vs {cell.model_s or 0:.3f} s"
-        name = f"redis fan-out {cell.case} {mode} measured/model"
-        if _REDIS_MODES[mode].model in ("pool", "one-connection"):
+        if _REDIS_MODES[name].model == "pool":
             low, high = REDIS_POOL_BAND
-            goals.append(measured(name, "within", low, "", cell.values("ratio"), detail, target_high=high))
+            goals.append(measured(title, "within", low, "", cell.values("ratio"), detail, target_high=high))
         else:
-            goals.append(measured(name, "at most", REDIS_FANOUT_BOUND, "×", cell.values("ratio"), detail))
+            goals.append(measured(title, "at most", REDIS_FANOUT_BOUND, "×", cell.values("ratio"), detail))
     return goals
 
 
 def _redis_storm_goals(cells: Sequence[Cell]) -> list[Goal]:
-    """Every dualio mode through the cancel storm: no wrong answer, no connection opened again."""
+    """Every dualio mode through the cancel storm: no wrong answer, no error, and no
+    connection opened again, in any round (the value is the worst round's connections
+    opened again, plus the wrong answers and errors of all rounds)."""
     goals = []
     for cell in cells:
-        if (cell.scenario != "redis" or not cell.case.startswith("cancel storm") or cell.skipped
-                or cell.mode not in _REDIS_MODES):
+        mode = _REDIS_MODES.get(cell.mode)
+        if (cell.scenario != redis_scenario.SCENARIO or not cell.case.startswith(redis_scenario.STORM)
+                or cell.skipped or mode is None or not mode.dualio):
             continue
-        if not _REDIS_MODES[cell.mode].dualio:
-            continue
-        name = f"redis cancel storm {cell.mode}: wrong answers + connections opened again"
-        values = [float(v) for v in cell.values("new_connections")]
+        title = f"redis cancel storm {cell.mode}: wrong answers + connections opened again"
+        values = cell.values("new_connections")
         if not values:
-            goals.append(Goal(name, "at most", 0.0, ""))
+            goals.append(Goal(title, "at most", 0.0, ""))
             continue
         worst = [max(values) + cell.wrong + cell.errors]
-        goals.append(measured(name, "at most", 0.0, "", worst,
-                              f"wrong {cell.wrong}, errors {cell.errors}, new connections {values}"))
+        goals.append(measured(title, "at most", 0.0, "", worst,
+                              f"wrong {cell.wrong}, errors {cell.errors}, connections opened again "
+                              f"{', '.join(f'{v:.0f}' for v in values)} by round"))
     return goals
 
 

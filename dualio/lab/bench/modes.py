@@ -15,7 +15,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -25,7 +25,7 @@ import anyio
 from dualio import AsyncClient, ConnectError
 from dualio.lab.bench import anchors
 from dualio.lab.bench.operations import Blob, Echo, Operation, payload
-from dualio.lab.bench.workloads import Outcome, SyncCall, Workload, drive_async, drive_threads
+from dualio.lab.bench.workloads import Outcome, SyncCall, Workload, drive_async, drive_threads, run_on
 from dualio.lab.peers import asyncio_client
 from dualio_sync import Client
 from dualio_transports.dualio_protocol.blob import blob_bytes
@@ -70,6 +70,14 @@ async def open_async_client(host: str, port: int, timeout: float, options: dict[
     raise AssertionError("unreachable")
 
 
+def not_installed(modules: Sequence[str], extra: str) -> str:
+    """Why a mode needing ``modules`` cannot run here (the first one not installed), or ""."""
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (pip install 'dualio[{extra}]')"
+    return ""
+
+
 @dataclass(frozen=True)
 class Mode:
     name: str
@@ -87,9 +95,7 @@ class Mode:
         if sys.version_info < self.python:
             major, minor = self.python
             return f"needs Python {major}.{minor} or newer"
-        if self.needs and importlib.util.find_spec(self.needs) is None:
-            return f"{self.needs} is not installed (pip install 'dualio[{self.needs}]')"
-        return ""
+        return not_installed((self.needs,) if self.needs else (), self.needs)
 
     def run(self, host: str, port: int, work: Workload, op: Operation | None = None) -> Outcome:
         runner = _RUNNERS[self.family]
@@ -123,11 +129,9 @@ def _eager_loop() -> asyncio.AbstractEventLoop:
 
 
 def _anyio_run(mode: Mode, fn: Callable[[], Awaitable[Outcome]]) -> Outcome:
-    if mode.backend == "uvloop":
-        return anyio.run(fn, backend="asyncio", backend_options={"use_uvloop": True})
     if mode.backend == "asyncio-eager":
         return anyio.run(fn, backend="asyncio", backend_options={"loop_factory": _eager_loop})
-    return anyio.run(fn, backend=mode.backend)
+    return run_on(mode.backend, fn)
 
 
 def _sync_caller(mode: Mode, host: str, port: int, work: Workload, op: Operation,

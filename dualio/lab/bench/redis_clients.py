@@ -1,31 +1,33 @@
 """The columns of the lab's Redis scenario: dualio's Redis faces and the clients people
-use instead, each opened as its documentation shows, against one redis-server.
+use instead, each opened as its documentation shows, against one redis-server; and
+how each case runs on them.
 
 Every client is reached through a handle of three calls (``get``, ``blpop``, close), so
-one driver runs every case on every client; a handle adds nothing a program calling
-the client directly would not do. The peers are imported only when a cell runs them,
-and a peer that is not installed is skipped with the reason.
+one driver runs every case on every client. A handle's ``get`` is the client's own
+bound method, so a GET costs what it costs a program calling the client directly. The
+peers are imported only when a cell runs them, and a peer that is not installed is
+skipped with the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib.util
-import random
+import math
 import socket
+import struct
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar, cast
 
-import anyio
-
 from dualio import emulate_async
-from dualio.lab.bench.workloads import Outcome, Workload, drive_async, drive_threads
-from dualio.lab.common.fault_proxy import FaultProxy, Toxic
+from dualio.lab.bench.modes import not_installed
+from dualio.lab.bench.workloads import Outcome, Workload, drive_async, drive_threads, run_on
 from dualio.redis import Redis as AsyncRedis
+from dualio_sync import DualioTimeout
 from dualio_sync.redis import Redis as BlockingRedis
 from dualio_transports.emulation.adapter import default_workers
 
@@ -34,17 +36,25 @@ KEYS = 100
 
 R = TypeVar("R")
 
+Case = Literal["get", "connect", "blpop"]
+Model = Literal["coroutines", "pool", "threads", "one-connection", ""]
+"""How a mode's fan-out of N calls that the server holds Y seconds is modelled:
+``coroutines`` Y + N·c, ``pool`` ceil(N/W)·Y, ``threads`` F + N·c (F: the thread
+floor), ``one-connection`` N·Y (the server serves one connection's commands in turn);
+c is the mode's client CPU per connect+GET+close, as each held command opens a
+connection of its own."""
 
-def key(index: int) -> str:
+
+def key_of(index: int) -> str:
     return f"lab:{index % KEYS}"
 
 
-def value(index: int) -> bytes:
-    """The 16-byte value of :func:`key` (``index``)."""
+def value_of(index: int) -> bytes:
+    """The 16-byte value of :func:`key_of` (``index``)."""
     return f"value-{index % KEYS:010d}".encode()
 
 
-def empty_key(index: int) -> str:
+def empty_list(index: int) -> str:
     """A list that never has an item: BLPOP on it waits its whole ``wait``."""
     return f"lab:empty:{index}"
 
@@ -61,20 +71,22 @@ class Opening:
 
 
 class SyncHandle(Protocol):
-    def get(self, key: str) -> bytes | None: ...
+    @property
+    def get(self) -> Callable[[str], bytes | None]: ...
 
-    def get_within(self, key: str, seconds: float) -> bytes | None:
+    def get_within(self, name: str, seconds: float) -> bytes | None:
         """``get`` given up after ``seconds``: raises :class:`GaveUp` then."""
 
-    def blpop(self, key: str, wait: float) -> object: ...
+    def blpop(self, name: str, wait: float) -> object: ...
 
     def close(self) -> None: ...
 
 
 class AsyncHandle(Protocol):
-    def get(self, key: str) -> Awaitable[bytes | None]: ...
+    @property
+    def get(self) -> Callable[[str], Awaitable[bytes | None]]: ...
 
-    def blpop(self, key: str, wait: float) -> Awaitable[object]: ...
+    def blpop(self, name: str, wait: float) -> Awaitable[object]: ...
 
     def aclose(self) -> Awaitable[None]: ...
 
@@ -92,16 +104,14 @@ class DualioSync:
         self.get = self.client.get
         self.close = self.client.close
 
-    def get_within(self, key: str, seconds: float) -> bytes | None:
-        from dualio_sync import DualioTimeout
-
+    def get_within(self, name: str, seconds: float) -> bytes | None:
         try:
-            return self.client.get(key, timeout=seconds)
+            return self.client.get(name, timeout=seconds)
         except DualioTimeout as exc:
             raise GaveUp() from exc
 
-    def blpop(self, key: str, wait: float) -> object:
-        return self.client.blpop(key, wait=wait)
+    def blpop(self, name: str, wait: float) -> object:
+        return self.client.blpop(name, wait=wait)
 
 
 class DualioAsync:
@@ -118,40 +128,37 @@ class DualioAsync:
         await client.open()
         return cls(client)
 
-    async def blpop(self, key: str, wait: float) -> object:
-        return await self.client.blpop(key, wait=wait)
+    async def blpop(self, name: str, wait: float) -> object:
+        return await self.client.blpop(name, wait=wait)
 
 
 # -- redis-py, valkey-glide, coredis ---------------------------------------------------------
 
-def _pool_size(opening: Opening) -> int | None:
-    """redis-py's pool bound, raised to the connections a case holds at once (its
-    default, 100 in redis-py 8, refuses the 101st with MaxConnectionsError), as dualio's
-    ``held_connections`` is; None: the default."""
-    return opening.connections if opening.connections > 100 else None
+def _pool_size(opening: Opening, default: int) -> int | None:
+    """A peer's pool bound, raised to the connections a case holds at once, as dualio's
+    ``held_connections`` is (redis-py 8 refuses the 101st connection; coredis 6 makes
+    the 65th caller wait); None: the peer's default."""
+    return opening.connections if opening.connections > default else None
 
 
 class RedisPySync:
     """redis-py's blocking client (hiredis parses when installed): a pool of connections,
-    one per thread in a call."""
+    one per thread in a call. It connects on its first call."""
 
     def __init__(self, opening: Opening) -> None:
         import redis
 
         self.client = redis.Redis(opening.host, opening.port, protocol=3, socket_timeout=opening.timeout,
-                                  socket_connect_timeout=opening.timeout, max_connections=_pool_size(opening))
+                                  socket_connect_timeout=opening.timeout,
+                                  max_connections=_pool_size(opening, 100))
+        self.get = cast(Callable[[str], "bytes | None"], self.client.get)
+        self.close = self.client.close
 
-    def get(self, key: str) -> bytes | None:
-        return cast("bytes | None", self.client.get(key))
-
-    def close(self) -> None:
-        self.client.close()
-
-    def get_within(self, key: str, seconds: float) -> bytes | None:
+    def get_within(self, name: str, seconds: float) -> bytes | None:
         raise NotImplementedError("redis-py's blocking client has no per-call timeout")
 
-    def blpop(self, key: str, wait: float) -> object:
-        return self.client.blpop([key], timeout=wait)
+    def blpop(self, name: str, wait: float) -> object:
+        return self.client.blpop([name], timeout=wait)
 
 
 class GlideSync:
@@ -163,39 +170,35 @@ class GlideSync:
         config = GlideClientConfiguration([NodeAddress(opening.host, opening.port)],
                                           request_timeout=int(opening.timeout * 1000))
         self.client = GlideClient.create(config)
+        self.get = cast(Callable[[str], "bytes | None"], self.client.get)
+        self.close = self.client.close
 
-    def get(self, key: str) -> bytes | None:
-        return self.client.get(key)
-
-    def close(self) -> None:
-        self.client.close()
-
-    def get_within(self, key: str, seconds: float) -> bytes | None:
+    def get_within(self, name: str, seconds: float) -> bytes | None:
         raise NotImplementedError("glide's blocking client has no per-call timeout")
 
-    def blpop(self, key: str, wait: float) -> object:
-        return self.client.blpop([key], wait)
+    def blpop(self, name: str, wait: float) -> object:
+        return self.client.blpop([name], wait)
 
 
 class RedisPyAsync:
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.get = client.get
-        self.aclose = client.aclose
+    """redis.asyncio.Redis: it connects on its first call."""
+
+    def __init__(self, opening: Opening) -> None:
+        import redis.asyncio
+
+        self.client = redis.asyncio.Redis(host=opening.host, port=opening.port, protocol=3,
+                                          socket_timeout=opening.timeout,
+                                          socket_connect_timeout=opening.timeout,
+                                          max_connections=_pool_size(opening, 100))
+        self.get = cast(Callable[[str], Awaitable["bytes | None"]], self.client.get)
+        self.aclose = self.client.aclose
 
     @classmethod
     async def open(cls, opening: Opening) -> RedisPyAsync:
-        import redis.asyncio
+        return cls(opening)
 
-        client = redis.asyncio.Redis(host=opening.host, port=opening.port, protocol=3,
-                                     socket_timeout=opening.timeout,
-                                     socket_connect_timeout=opening.timeout,
-                                     max_connections=_pool_size(opening))
-        await client.ping()
-        return cls(client)
-
-    async def blpop(self, key: str, wait: float) -> object:
-        return await self.client.blpop([key], timeout=wait)
+    async def blpop(self, name: str, wait: float) -> object:
+        return await self.client.blpop([name], timeout=wait)
 
 
 class GlideAsync:
@@ -212,8 +215,8 @@ class GlideAsync:
                                           request_timeout=int(opening.timeout * 1000))
         return cls(await GlideClient.create(config))
 
-    async def blpop(self, key: str, wait: float) -> object:
-        return await self.client.blpop([key], wait)
+    async def blpop(self, name: str, wait: float) -> object:
+        return await self.client.blpop([name], wait)
 
 
 class Coredis:
@@ -226,12 +229,12 @@ class Coredis:
         import coredis
 
         client = coredis.Redis(opening.host, opening.port, stream_timeout=opening.timeout,
-                               connect_timeout=opening.timeout)
+                               connect_timeout=opening.timeout, max_connections=_pool_size(opening, 64))
         await client.__aenter__()  # coredis 6 runs a client inside ``async with`` only
         return cls(client)
 
-    async def blpop(self, key: str, wait: float) -> object:
-        return await self.client.blpop([key], wait)
+    async def blpop(self, name: str, wait: float) -> object:
+        return await self.client.blpop([name], wait)
 
     async def aclose(self) -> None:
         await self.client.__aexit__(None, None, None)
@@ -258,40 +261,34 @@ class ThreadPerCall(Executor):
         return future
 
 
+Wrapping = Literal["pool", "thread", "asyncio.to_thread"]
+
+
+def _to_thread(fn: Callable[..., R]) -> Callable[..., Awaitable[R]]:
+    return functools.partial(asyncio.to_thread, fn)
+
+
 class EmulatedPeer:
     """redis-py's blocking client behind an awaitable face: ``emulate_async`` on the
     loop's default executor (``pool``), on a thread per call (``thread``), or
     ``asyncio.to_thread``."""
 
-    def __init__(self, blocking: RedisPySync, strategy: str) -> None:
+    def __init__(self, blocking: RedisPySync, wrapping: Wrapping) -> None:
         self.blocking = blocking
-        if strategy == "asyncio.to_thread":
-            def via_to_thread(fn: Callable[..., R]) -> Callable[..., Awaitable[R]]:
-                return functools.partial(asyncio.to_thread, fn)
-
-            wrap = via_to_thread
+        wrap: Callable[[Callable[..., Any]], Callable[..., Awaitable[Any]]]
+        if wrapping == "asyncio.to_thread":
+            wrap = _to_thread
         else:
-            executor = ThreadPerCall() if strategy == "thread" else None
+            executor = ThreadPerCall() if wrapping == "thread" else None
             wrap = functools.partial(emulate_async, executor=executor)
         self.get = wrap(blocking.get)
         self.blpop = wrap(blocking.blpop)
-
-    @classmethod
-    async def open(cls, opening: Opening, strategy: str) -> EmulatedPeer:
-        blocking = await anyio.to_thread.run_sync(RedisPySync, opening)
-        return cls(blocking, strategy)
 
     async def aclose(self) -> None:
         self.blocking.close()
 
 
 # -- the modes -------------------------------------------------------------------------------
-
-Model = Literal["coroutines", "pool", "threads", "one-connection", ""]
-"""How a mode's fan-out of N calls the server holds Y seconds is modelled:
-``coroutines`` Y + N·c, ``pool`` ceil(N/W)·Y, ``threads`` F + N·c (F: the thread
-floor), ``one-connection`` N·Y (the server serves one connection's commands in turn)."""
-
 
 @dataclass(frozen=True)
 class RedisMode:
@@ -305,15 +302,11 @@ class RedisMode:
     dualio: bool = False
     model: Model = ""
     workers: int | None = None
-    cost_from: str = ""  # the mode whose connect+GET+close cell gives the model's c
-    storm: str = ""  # why the mode is left out of the cancel storm, or ""
+    storm_skip: str = ""  # why the mode is left out of the cancel storm, or ""
 
     def missing(self) -> str:
         """Why this mode cannot run here, or ""."""
-        for module in self.needs:
-            if importlib.util.find_spec(module) is None:
-                return f"{module} is not installed (pip install 'dualio[lab]')"
-        return ""
+        return not_installed(self.needs, "lab")
 
     @property
     def peer(self) -> bool:
@@ -330,15 +323,15 @@ def _dualio_async(transport: Literal["native", "anyio", "emulated"],
     return functools.partial(DualioAsync.open, transport=transport, emulation=emulation)
 
 
-def _emulated_peer(strategy: str) -> Callable[[Opening], Awaitable[AsyncHandle]]:
+def _emulated_peer(wrapping: Wrapping) -> Callable[[Opening], Awaitable[AsyncHandle]]:
     async def open_peer(opening: Opening) -> AsyncHandle:
-        return await EmulatedPeer.open(opening, strategy)
+        return EmulatedPeer(RedisPySync(opening), wrapping)
 
     return open_peer
 
 
 NO_CALL_TIMEOUT = "no per-call timeout to give a call up with"
-PEERS = ("redis", "hiredis")
+REDIS_PY_MODULES = ("redis", "hiredis")
 
 
 def redis_modes() -> list[RedisMode]:
@@ -346,78 +339,70 @@ def redis_modes() -> list[RedisMode]:
     w = default_workers()
     return [
         RedisMode("sync", "dualio_sync.redis.Redis, the blocking transport", "sync",
-                  open_sync=_dualio_sync("blocking"), backend="", dualio=True, model="threads",
-                  cost_from="sync"),
+                  open_sync=_dualio_sync("blocking"), backend="", dualio=True, model="threads"),
         RedisMode("portal", "dualio_sync.redis.Redis on the portal's one event-loop thread", "sync",
                   open_sync=_dualio_sync("portal"), backend="", dualio=True),
         RedisMode("native-asyncio", "dualio.redis.Redis, asyncio's fast path", "async",
-                  open_async=_dualio_async("native"), dualio=True, model="coroutines",
-                  cost_from="native-asyncio"),
+                  open_async=_dualio_async("native"), dualio=True, model="coroutines"),
         RedisMode("native-uvloop", "dualio.redis.Redis, asyncio's fast path on uvloop", "async",
                   open_async=_dualio_async("native"), backend="uvloop", needs=("uvloop",), dualio=True,
-                  model="coroutines", cost_from="native-uvloop"),
+                  model="coroutines"),
         RedisMode("native-trio", "dualio.redis.Redis, the anyio transport on trio", "async",
                   open_async=_dualio_async("native"), backend="trio", needs=("trio",), dualio=True,
-                  model="coroutines", cost_from="native-trio"),
+                  model="coroutines"),
         RedisMode("emulated-pool", f"dualio.redis.Redis, the blocking transport on the default executor "
                   f"(W={w})", "async", open_async=_dualio_async("emulated", "pool"), dualio=True,
                   model="pool", workers=w),
         RedisMode("emulated-thread", "dualio.redis.Redis, the blocking transport, a fresh thread per call",
-                  "async", open_async=_dualio_async("emulated", "thread"), dualio=True, model="threads",
-                  cost_from="sync"),
+                  "async", open_async=_dualio_async("emulated", "thread"), dualio=True, model="threads"),
         RedisMode("emulated-callback", "dualio.redis.Redis, a worker only writes; the reader completes",
                   "async", open_async=_dualio_async("emulated", "callback"), dualio=True),
         RedisMode("redis-py", "redis-py's blocking client (hiredis), its connection pool", "sync",
-                  open_sync=RedisPySync, backend="", needs=PEERS, model="threads", cost_from="redis-py",
-                  storm=f"redis-py's blocking client has {NO_CALL_TIMEOUT}"),
+                  open_sync=RedisPySync, backend="", needs=REDIS_PY_MODULES, model="threads",
+                  storm_skip=f"redis-py's blocking client has {NO_CALL_TIMEOUT}"),
         RedisMode("redis-py-asyncio", "redis.asyncio.Redis (hiredis), its connection pool", "async",
-                  open_async=RedisPyAsync.open, needs=PEERS, model="coroutines",
-                  cost_from="redis-py-asyncio"),
+                  open_async=RedisPyAsync.open, needs=REDIS_PY_MODULES, model="coroutines"),
         RedisMode("glide-sync", "valkey-glide's blocking client (Rust core, one connection)", "sync",
                   open_sync=GlideSync, backend="", needs=("glide_sync",), model="one-connection",
-                  storm=f"glide's blocking client has {NO_CALL_TIMEOUT}"),
+                  storm_skip=f"glide's blocking client has {NO_CALL_TIMEOUT}"),
         RedisMode("glide-async", "valkey-glide's asyncio client (Rust core, one connection)", "async",
                   open_async=GlideAsync.open, needs=("glide",), model="one-connection"),
         RedisMode("coredis", "coredis.Redis on asyncio, its connection pool", "async",
-                  open_async=Coredis.open, needs=("coredis",), model="coroutines", cost_from="coredis"),
+                  open_async=Coredis.open, needs=("coredis",), model="coroutines"),
         RedisMode("redis-py+emulated-pool", f"redis-py's blocking client through dualio's emulate_async, "
                   f"the default executor (W={w})", "async", open_async=_emulated_peer("pool"),
-                  needs=PEERS, model="pool", workers=w),
+                  needs=REDIS_PY_MODULES, model="pool", workers=w),
         RedisMode("redis-py+emulated-thread", "redis-py's blocking client through emulate_async, "
-                  "a fresh thread per call", "async", open_async=_emulated_peer("thread"), needs=PEERS,
-                  model="threads", cost_from="redis-py"),
+                  "a fresh thread per call", "async", open_async=_emulated_peer("thread"),
+                  needs=REDIS_PY_MODULES, model="threads"),
         RedisMode("redis-py+asyncio.to_thread", f"redis-py's blocking client through asyncio.to_thread "
-                  f"(W={w})", "async", open_async=_emulated_peer("asyncio.to_thread"), needs=PEERS,
-                  model="pool", workers=w),
+                  f"(W={w})", "async", open_async=_emulated_peer("asyncio.to_thread"),
+                  needs=REDIS_PY_MODULES, model="pool", workers=w),
         RedisMode("raw-resp", "a blocking socket: send GET, read the bulk string (the floor)", "raw",
-                  backend="", storm="the floor has no client to give a call up"),
+                  backend="", storm_skip="the floor has no client to give a call up"),
     ]
 
 
 # -- running a case ---------------------------------------------------------------------------
 
-Case = Literal["get", "connect", "blpop"]
-
-
 def run(mode: RedisMode, opening: Opening, case: Case, work: Workload) -> Outcome:
     """``work.total`` calls of ``case``, ``work.inflight`` at once: ``get`` reads the
     keys on one client; ``connect`` opens a client for each GET and closes it; ``blpop``
-    waits ``work.delay`` on an empty list, every call on one client."""
+    waits ``work.delay`` on an empty list, every call on one client (a BLPOP that
+    returns before 0.9 of its wait counts as wrong)."""
     if mode.face == "raw":
         return _run_raw(opening, case, work)
     if mode.face == "sync":
         return _run_sync(mode, opening, case, work)
-    return _anyio_run(mode.backend, functools.partial(_run_async, mode, opening, case, work))
-
-
-def _anyio_run(backend: str, main: Callable[[], Awaitable[R]]) -> R:
-    if backend == "uvloop":
-        return anyio.run(main, backend="asyncio", backend_options={"use_uvloop": True})
-    return anyio.run(main, backend=backend or "asyncio")
+    return run_on(mode.backend, functools.partial(_run_async, mode, opening, case, work))
 
 
 def _nothing() -> None:
     pass
+
+
+def _held_long_enough(started: float, wait: float) -> bool:
+    return time.perf_counter() - started >= 0.9 * wait
 
 
 def _run_sync(mode: RedisMode, opening: Opening, case: Case, work: Workload) -> Outcome:
@@ -427,7 +412,7 @@ def _run_sync(mode: RedisMode, opening: Opening, case: Case, work: Workload) -> 
         def connected(index: int) -> bool:
             handle = open_sync(opening)
             try:
-                return handle.get(key(index)) == value(index)
+                return handle.get(key_of(index)) == value_of(index)
             finally:
                 handle.close()
 
@@ -436,10 +421,12 @@ def _run_sync(mode: RedisMode, opening: Opening, case: Case, work: Workload) -> 
     try:
         if case == "get":
             def call(index: int) -> bool:
-                return handle.get(key(index)) == value(index)
+                return handle.get(key_of(index)) == value_of(index)
         else:
             def call(index: int) -> bool:
-                return handle.blpop(empty_key(index), work.delay) is None
+                started = time.perf_counter()
+                return handle.blpop(empty_list(index), work.delay) is None and _held_long_enough(
+                    started, work.delay)
 
         return drive_threads(lambda: (call, _nothing), work)
     finally:
@@ -453,7 +440,7 @@ async def _run_async(mode: RedisMode, opening: Opening, case: Case, work: Worklo
         async def connected(index: int) -> bool:
             handle = await open_async(opening)
             try:
-                return await handle.get(key(index)) == value(index)
+                return await handle.get(key_of(index)) == value_of(index)
             finally:
                 await handle.aclose()
 
@@ -462,10 +449,12 @@ async def _run_async(mode: RedisMode, opening: Opening, case: Case, work: Worklo
     try:
         if case == "get":
             async def call(index: int) -> bool:
-                return await handle.get(key(index)) == value(index)
+                return await handle.get(key_of(index)) == value_of(index)
         else:
             async def call(index: int) -> bool:
-                return await handle.blpop(empty_key(index), work.delay) is None
+                started = time.perf_counter()
+                return await handle.blpop(empty_list(index), work.delay) is None and _held_long_enough(
+                    started, work.delay)
 
         return await drive_async(call, work)
     finally:
@@ -482,137 +471,41 @@ def resp_command(*parts: str) -> bytes:
 
 def _run_raw(opening: Opening, case: Case, work: Workload) -> Outcome:
     """The floor: a blocking socket sends each GET and reads its bulk-string reply, one
-    at a time (``connect``: a connection per GET)."""
+    at a time (``connect``: a connection per GET). Plain blocking reads, bounded by the
+    kernel's SO_RCVTIMEO: a Python-level timeout would poll before every receive."""
     if case == "blpop" or work.inflight != 1:
         raise ValueError("the raw floor runs GETs one at a time")
-    commands = [resp_command("GET", key(i)) for i in range(KEYS)]
-    replies = [b"$%d\r\n%s\r\n" % (len(value(i)), value(i)) for i in range(KEYS)]
+    commands = [resp_command("GET", key_of(i)) for i in range(KEYS)]
+    replies = [b"$%d\r\n%s\r\n" % (len(value_of(i)), value_of(i)) for i in range(KEYS)]
+    seconds = max(1, math.ceil(opening.timeout))
 
     def dial() -> socket.socket:
         sock = socket.create_connection((opening.host, opening.port), timeout=opening.timeout)
+        sock.settimeout(None)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", seconds, 0))
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock
 
-    sock = None if case == "connect" else dial()
+    kept = None if case == "connect" else dial()
 
     def call(index: int) -> bool:
-        own = sock or dial()
+        sock = kept or dial()
         try:
-            own.sendall(commands[index % KEYS])
+            sock.sendall(commands[index % KEYS])
             expected = replies[index % KEYS]
-            data = own.recv(65536)
+            data = sock.recv(65536)
             while len(data) < len(expected) and data[:1] == b"$":
-                more = own.recv(65536)
+                more = sock.recv(65536)
                 if not more:
                     raise ConnectionError("redis-server closed the connection")
                 data += more
             return data == expected
         finally:
-            if own is not sock:
-                own.close()
+            if sock is not kept:
+                sock.close()
 
     try:
         return drive_threads(lambda: (call, _nothing), work)
     finally:
-        if sock is not None:
-            sock.close()
-
-
-
-# -- the cancel storm ----------------------------------------------------------------------------
-
-@dataclass
-class StormOutcome:
-    """The storm's calls (an answer checked, or given up), the calls given up, and the
-    connections the client opened after its first (0: it never reconnected)."""
-
-    outcome: Outcome
-    given_up: int
-    new_connections: int
-
-
-def storm(mode: RedisMode, server: tuple[str, int], work: Workload, latency: float,
-          seed: int) -> StormOutcome:
-    """``work.total`` GETs, ``work.inflight`` at once, through a proxy that delays every
-    chunk from the server by ``latency``; each call is given up at a random moment in
-    (0, 2·latency), so about half end early, some with their request sent and the
-    answer under way. Every answer that does arrive is checked against its key's value,
-    and one GET after the storm must still be answered right."""
-    rng = random.Random(seed)
-    moments = [rng.uniform(0.001, 2 * latency) for _ in range(work.total)]
-    with FaultProxy(server) as proxy:
-        host, port = proxy.address
-        opening = Opening(host, port, work.timeout)
-        if mode.face == "sync":
-            return _storm_sync(mode, opening, proxy, work, latency, moments)
-        return _anyio_run(mode.backend, functools.partial(
-            _storm_async, mode, opening, proxy, work, latency, moments))
-
-
-def _warming(work: Workload) -> Workload:
-    """Calls before the storm, as many at once as in it: a client with a pool opens the
-    connections it will use here, so the storm counts only those it opens again."""
-    return Workload(4 * work.inflight, work.inflight, 0.0, work.timeout)
-
-
-def _storm_sync(mode: RedisMode, opening: Opening, proxy: FaultProxy, work: Workload, latency: float,
-                moments: list[float]) -> StormOutcome:
-    assert mode.open_sync is not None
-    handle = mode.open_sync(opening)
-    given_up = 0
-    lock = threading.Lock()
-
-    def call(index: int) -> bool:
-        nonlocal given_up
-        try:
-            return handle.get_within(key(index), moments[index]) == value(index)
-        except GaveUp:
-            with lock:
-                given_up += 1
-            return True
-
-    def warm(index: int) -> bool:
-        return handle.get(key(index)) == value(index)
-
-    try:
-        drive_threads(lambda: (warm, _nothing), _warming(work))
-        opened = proxy.accepted
-        proxy.set(Toxic("latency", latency))
-        outcome = drive_threads(lambda: (call, _nothing), work)
-        proxy.clear()
-        if handle.get(key(1)) != value(1):
-            outcome.wrong += 1
-        return StormOutcome(outcome, given_up, proxy.accepted - opened)
-    finally:
-        handle.close()
-
-
-async def _storm_async(mode: RedisMode, opening: Opening, proxy: FaultProxy, work: Workload,
-                       latency: float, moments: list[float]) -> StormOutcome:
-    assert mode.open_async is not None
-    handle = await mode.open_async(opening)
-    given_up = 0
-
-    async def call(index: int) -> bool:
-        nonlocal given_up
-        with anyio.move_on_after(moments[index]) as scope:
-            got = await handle.get(key(index))
-        if scope.cancelled_caught:
-            given_up += 1
-            return True
-        return got == value(index)
-
-    async def warm(index: int) -> bool:
-        return await handle.get(key(index)) == value(index)
-
-    try:
-        await drive_async(warm, _warming(work))
-        opened = proxy.accepted
-        proxy.set(Toxic("latency", latency))
-        outcome = await drive_async(call, work)
-        proxy.clear()
-        if await handle.get(key(1)) != value(1):
-            outcome.wrong += 1
-        return StormOutcome(outcome, given_up, proxy.accepted - opened)
-    finally:
-        await handle.aclose()
+        if kept is not None:
+            kept.close()

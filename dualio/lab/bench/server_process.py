@@ -21,6 +21,24 @@ MAX_RESTARTS = 3
 redis-server) that died or stopped answering."""
 
 
+class RestartBudget:
+    """The restarts one run may still make, shared by every server the lab started."""
+
+    def __init__(self, limit: int = MAX_RESTARTS) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self) -> bool:
+        """Spend one restart; False when none is left."""
+        if self.used >= self.limit:
+            return False
+        self.used += 1
+        return True
+
+    def __str__(self) -> str:
+        return f"{self.used} of {self.limit}"
+
+
 def _psutil() -> ModuleType | None:
     try:
         return importlib.import_module("psutil")

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import anyio
 
@@ -41,6 +42,17 @@ class Outcome:
         self.errors += 1
         if not self.first_error:
             self.first_error = explain(exc)
+
+
+R = TypeVar("R")
+
+
+def run_on(backend: str, main: Callable[[], Awaitable[R]]) -> R:
+    """Run ``main`` on ``backend``: asyncio, uvloop (asyncio's with uvloop's loop) or trio;
+    "" is asyncio."""
+    if backend == "uvloop":
+        return anyio.run(main, backend="asyncio", backend_options={"use_uvloop": True})
+    return anyio.run(main, backend=backend or "asyncio")
 
 
 AsyncCall = Callable[[int], Awaitable[bool]]

@@ -4,6 +4,7 @@ and stopped by its PID."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import subprocess
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+OLDEST = (6, 0)
+"""The oldest redis-server the lab measures: HELLO 3 (RESP3) came with 6.0."""
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 NOT_INSTALLED = "redis-server is not installed (Debian: apt-get install redis-server)"
@@ -61,6 +64,32 @@ class RedisServer:
                 self.process.wait()
         shutil.rmtree(self.directory, ignore_errors=True)
         return self.process.returncode
+
+
+def server_version(executable: str | None = None) -> tuple[int, ...] | None:
+    """redis-server's version, from ``redis-server --version``; None when it says none."""
+    path = executable or shutil.which("redis-server")
+    if path is None:
+        return None
+    try:
+        text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"v=(\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(part) for part in found.groups()) if found else None
+
+
+def unavailable(executable: str | None = None) -> str:
+    """Why the lab cannot measure against this redis-server, or ""."""
+    version = server_version(executable)
+    if version is None:
+        if shutil.which(executable or "redis-server") is None:
+            return NOT_INSTALLED
+        return "redis-server --version printed no version"
+    if version[:2] < OLDEST:
+        return (f"redis-server {'.'.join(map(str, version))} is older than "
+                f"{'.'.join(map(str, OLDEST))}: no RESP3 (HELLO 3)")
+    return ""
 
 
 def free_port() -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dualio.lab.bench.redis_scenario import is_peer
 from dualio.lab.common.metadata import SCHEMA_VERSION
 
 HIGHER_IS_BETTER = ("ops_per_s", "mb_per_s")
@@ -140,11 +141,12 @@ class Change:
 
 def broken(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     """NEW's cells that lost or misrouted calls where OLD's did not (or OLD lacks them):
-    a regression whatever their speed."""
+    a regression whatever their speed. A peer's Redis cells are findings about that
+    client, not regressions of dualio's."""
     before = {key(c): c for c in old["cells"]}
     found = []
     for cell in new["cells"]:
-        if cell.get("skipped") or not (cell.get("errors") or cell.get("wrong")):
+        if cell.get("skipped") or not (cell.get("errors") or cell.get("wrong")) or is_peer(cell):
             continue
         earlier = before.get(key(cell))
         if earlier is None or not (earlier.get("errors") or earlier.get("wrong")):
