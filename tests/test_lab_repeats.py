@@ -283,6 +283,22 @@ def test_a_connect_timeout_is_a_limit_also_once_retried() -> None:
     assert not is_limit(DualioTimeout("the call timed out"))
 
 
+def test_a_reset_during_the_handshake_is_a_limit_and_one_after_it_is_not() -> None:
+    from dualio import ConnectError, ConnectionLost
+    from dualio.lab.bench.machine_limits import explain, is_limit
+
+    def chain(outer: Exception) -> Exception:
+        broke = ConnectionLost("the connection broke")
+        broke.__cause__ = ConnectionResetError(104, "Connection reset by peer")
+        outer.__cause__ = broke
+        return outer
+
+    in_handshake = chain(ConnectError("the server closed the connection during the handshake"))
+    assert is_limit(in_handshake)
+    assert "reset the connection before its handshake was done" in explain(in_handshake)
+    assert not is_limit(chain(ConnectionLost("the call's connection was lost")))
+
+
 @pytest.mark.parametrize(
     ("served", "lost"), [(90, False), (95, False), (100, False), (89, True), (101, True)]
 )

@@ -28,7 +28,18 @@ def is_limit(exc: BaseException) -> bool:
         code in (errno.EMFILE, errno.ENFILE, errno.EADDRNOTAVAIL, errno.ECONNREFUSED)
         or (isinstance(cause, RuntimeError) and "thread" in str(cause))
         or any(isinstance(link, ConnectTimeout) for link in _causes(exc))  # retried or not
+        or _reset_in_handshake(exc)
     )
+
+
+def _reset_in_handshake(exc: BaseException) -> bool:
+    """A connection reset before its handshake was done: what a server whose accept
+    queue overflowed does to a connection the kernel had half taken (no call was made)."""
+    from dualio import ConnectError
+
+    links = _causes(exc)
+    return getattr(links[-1], "errno", None) == errno.ECONNRESET and any(
+        isinstance(link, ConnectError) for link in links)
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -62,4 +73,6 @@ def explain(exc: BaseException) -> str:
 
     if isinstance(exc, ConnectTimeout):
         return f"the server did not accept in time (its accept rate / backlog): {text}"
+    if _reset_in_handshake(exc):
+        return f"the server reset the connection before its handshake was done (its backlog): {text}"
     return text
