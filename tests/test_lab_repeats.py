@@ -20,6 +20,8 @@ from dualio.lab.bench import summary
 from dualio.lab.bench.goals import evaluate, judge
 from dualio.lab.bench.results import METRICS, Cell, summarise
 from dualio.lab.common.metadata import PACKAGES, SCHEMA_VERSION
+from dualio_transports.dualio_protocol.methods import ServerStats
+from tests.conftest import ServerProcess
 
 ROUNDS = 3
 
@@ -352,3 +354,47 @@ def test_the_portal_fanout_goal_is_judged_at_a_thousand_not_at_ten_thousand() ->
     assert goal.verdict == "met" and goal.median == pytest.approx(0.9)
     cells[1] = _fanned(1000, [1.8, 2.0, 2.2])
     assert _goal(cells, "portal-threads fan-out measured/model (N=1000)").verdict == "missed"
+
+
+def test_a_server_that_stops_answering_the_lab_after_a_cell_is_its_limit_not_a_lost_call(
+        server: ServerProcess) -> None:
+    """The cell's calls were all answered; the lab's own stats call after them was not:
+    the server is started again, and the cell counts that as the server's limit."""
+    from dualio import DualioTimeout
+    from dualio.lab.bench.command import Lab
+    from dualio.lab.bench.modes import all_modes
+    from dualio.lab.bench.operations import Echo
+    from dualio.lab.bench.scenarios import Job, Plan
+    from dualio.lab.bench.workloads import Workload
+
+    class Process:  # what the lab reads of a server it started
+        alive = True
+        rss_bytes = None
+
+        def cpu_seconds(self) -> float | None:
+            return None
+
+        def reset_peak_rss(self) -> bool:
+            return False
+
+    class Stats:
+        closed = False
+
+        def __init__(self) -> None:
+            self.asked = 0
+
+        def stats(self, *, timeout: float | None) -> ServerStats:
+            self.asked += 1
+            if self.asked > 1:
+                raise DualioTimeout("the server answered no stats")
+            return ServerStats(0, 0, 0, 0, 0)
+
+    restarted: list[str] = []
+    mode = next(m for m in all_modes() if m.name == "sync")
+    lab = Lab(Plan.quick(), {"async": Process()}, {"async": (server.host, server.port)},  # type: ignore[dict-item]
+              {"async": Stats()}, 0.0, restarted.append)
+    cell = lab.job_round(Job(Cell("throughput", "sequential", "sync", "async", 20, 1, 0.0), mode,
+                             Workload(20, 1, 0.0), Echo(0.0)))
+    assert restarted == ["async"]
+    assert cell.errors == 0 and cell.limited == 1 and cell.ops_per_s
+    assert "the server stopped answering the lab: started again" in cell.note

@@ -441,15 +441,19 @@ class Lab:
             if isinstance(op, WordCount):
                 _check_words(cell, op)
         except Exception as exc:  # one failed cell must not lose the others
-            cell.errors = max(cell.errors, 1)
             cell.note = f"{type(exc).__name__}: {exc}"
-            if isinstance(exc, DualioError) and stats_client is not None and (asking or stats_client.closed):
+            unanswered = stats_client is not None and (asking or stats_client.closed)  # the lab's own call
+            if not (isinstance(exc, DualioError) and unanswered):
+                cell.errors = max(cell.errors, 1)
+            else:
                 runs, again = self._restarted(job.server, "stopped answering the lab")
-                if again is None:
-                    raise ServerGone(str(exc), [cell]) from exc
+                if again is None or not runs:
+                    cell.errors = max(cell.errors, 1)
+                    raise ServerGone(again or str(exc), [cell]) from exc
+                # The server's limit: it answered the lab no more, and runs again. The
+                # measured calls that failed stay errors.
+                cell.limited = max(cell.limited, 1)
                 cell.note = f"{again} ({cell.note})"
-                if not runs:
-                    raise ServerGone(again, [cell]) from exc
                 return cell
         if restarted is not None:
             cell.note = f"{restarted}; {cell.note}" if cell.note else restarted
