@@ -398,3 +398,27 @@ def test_a_server_that_stops_answering_the_lab_after_a_cell_is_its_limit_not_a_l
     assert restarted == ["async"]
     assert cell.errors == 0 and cell.limited == 1 and cell.ops_per_s
     assert "the server stopped answering the lab: started again" in cell.note
+
+
+def test_calls_that_never_ran_because_threads_hit_a_limit_count_as_limited() -> None:
+    """One of 10 threads meets the open-files limit as it sets up: no thread makes a
+    call, and all 40 calls are the limit's, not lost ones (the server served none)."""
+    import errno
+    import threading
+
+    from dualio.lab.bench.workloads import Workload, drive_threads
+
+    made = 0
+    lock = threading.Lock()
+
+    def make_call() -> tuple[Any, Any]:
+        nonlocal made
+        with lock:
+            made += 1
+            if made == 3:
+                raise OSError(errno.EMFILE, "Too many open files")
+        return (lambda index: True), (lambda: None)
+
+    outcome = drive_threads(make_call, Workload(40, 10, 0.0, timeout=10.0))
+    assert outcome.errors == 0 and not outcome.latencies
+    assert outcome.limited == 40 and "open-files limit" in outcome.limit

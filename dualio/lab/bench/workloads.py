@@ -179,6 +179,8 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
     for mine in latencies:
         outcome.latencies.extend(mine)
     missing = work.total - len(outcome.latencies) - outcome.errors - outcome.limited
-    if missing > 0 and not (outcome.errors or outcome.limited):
+    if missing > 0 and outcome.limited and not outcome.errors:
+        outcome.limited += missing  # the limit that stopped threads starting stopped their calls
+    elif missing > 0 and not outcome.errors:
         outcome.failed(RuntimeError(f"{missing} calls never ran"))
     return outcome
