@@ -400,13 +400,9 @@ def test_a_server_that_stops_answering_the_lab_after_a_cell_is_its_limit_not_a_l
     assert "the server stopped answering the lab: started again" in cell.note
 
 
-def test_calls_that_never_ran_because_threads_hit_a_limit_count_as_limited() -> None:
-    """One of 10 threads meets the open-files limit as it sets up: no thread makes a
-    call, and all 40 calls are the limit's, not lost ones (the server served none)."""
-    import errno
+def _set_ups_failing(number: int, exc: BaseException) -> Any:
+    """A thread mode's set-up whose ``number``-th call raises ``exc``."""
     import threading
-
-    from dualio.lab.bench.workloads import Workload, drive_threads
 
     made = 0
     lock = threading.Lock()
@@ -415,10 +411,73 @@ def test_calls_that_never_ran_because_threads_hit_a_limit_count_as_limited() -> 
         nonlocal made
         with lock:
             made += 1
-            if made == 3:
-                raise OSError(errno.EMFILE, "Too many open files")
+            if made == number:
+                raise exc
         return (lambda index: True), (lambda: None)
 
+    return make_call
+
+
+def test_calls_that_never_ran_because_threads_hit_a_limit_count_as_limited() -> None:
+    """One of 10 threads meets the open-files limit as it sets up: no thread makes a
+    call, and all 40 calls are the limit's, not lost ones (the server served none)."""
+    import errno
+
+    from dualio.lab.bench.workloads import Workload, drive_threads
+
+    make_call = _set_ups_failing(3, OSError(errno.EMFILE, "Too many open files"))
     outcome = drive_threads(make_call, Workload(40, 10, 0.0, timeout=10.0))
     assert outcome.errors == 0 and not outcome.latencies
     assert outcome.limited == 40 and "open-files limit" in outcome.limit
+
+
+def test_calls_of_threads_that_did_not_all_start_in_time_count_as_limited(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads start so slowly that the set-up time passes before all 10 have: no
+    thread makes a call, and all 40 calls are the machine's limit, even though one
+    thread's connect failed too (a ConnectTimeout, another limit)."""
+    import threading
+    import time
+
+    from dualio import ConnectTimeout
+    from dualio.lab.bench import workloads
+
+    class SlowThread(threading.Thread):
+        def start(self) -> None:
+            time.sleep(0.05)
+            super().start()
+
+    make_call = _set_ups_failing(2, ConnectTimeout("the server did not answer the handshake in time"))
+    monkeypatch.setattr(workloads, "THREADS_SET_UP_FLOOR_S", 0.0)
+    monkeypatch.setattr(workloads.threading, "Thread", SlowThread)
+    outcome = workloads.drive_threads(make_call, workloads.Workload(40, 10, 0.0, timeout=10.0))
+    assert outcome.errors == 0 and not outcome.latencies
+    assert outcome.limited == 40
+
+
+def test_threads_whose_set_up_failed_otherwise_are_an_error() -> None:
+    """A set-up that fails with no limit behind it stops the round as an error."""
+    from dualio.lab.bench.workloads import Workload, drive_threads
+
+    def make_call() -> tuple[Any, Any]:
+        raise ValueError("a bug in the mode's set-up")
+
+    outcome = drive_threads(make_call, Workload(40, 10, 0.0, timeout=10.0))
+    assert outcome.errors >= 1 and outcome.limited == 0 and "bug" in outcome.first_error
+
+
+@pytest.mark.parametrize(("server_errors", "lost"), [(0, False), (10, False), (11, True), (-1, True)])
+def test_a_server_may_count_an_error_for_each_call_stopped_by_a_limit(
+        server_errors: int, lost: bool) -> None:
+    """10 of 100 calls stopped while connecting: the server may have ended up to 10
+    connections without an answer, never more."""
+    from dualio.lab.bench.results import check_server
+    from dualio.lab.bench.workloads import Workload
+    from dualio_transports.dualio_protocol.methods import ServerStats
+
+    cell = Cell("echo", "N=100", "native-asyncio", "threaded", 100, 100, 0.1)
+    cell.limited = 10
+    before = ServerStats(0, 0, 0, 1000, 5)
+    after = ServerStats(0, 0, 0, 1000 + 1 + 90, 5 + server_errors)
+    check_server(cell, before, after, Workload(100, 100, 0.1))
+    assert (cell.errors > 0) == lost, cell.note

@@ -7,6 +7,10 @@ import resource
 from pathlib import Path
 
 
+class ThreadsNotStarted(RuntimeError):
+    """Not every thread of a round started within its set-up time: the machine's limit."""
+
+
 def _read(path: str) -> str:
     try:
         return Path(path).read_text().strip()
@@ -26,6 +30,7 @@ def is_limit(exc: BaseException) -> bool:
     code = getattr(cause, "errno", None)
     return (
         code in (errno.EMFILE, errno.ENFILE, errno.EADDRNOTAVAIL, errno.ECONNREFUSED)
+        or isinstance(cause, ThreadsNotStarted)
         or (isinstance(cause, RuntimeError) and "thread" in str(cause))
         or any(isinstance(link, ConnectTimeout) for link in _causes(exc))  # retried or not
         or _reset_in_handshake(exc)

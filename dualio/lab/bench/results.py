@@ -146,15 +146,17 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
 def check_server(cell: Cell, before: ServerStats, after: ServerStats, work: Workload) -> None:
     """The server must have served every call answered (plus the ``stats`` call before),
     and at most the calls made: one that failed after its request left (its client gave
-    up waiting) may have been served too."""
+    up waiting) may have been served too. A call stopped by a limit may have left a
+    connection the server ended without an answer, which it counts as an error."""
     served = after.requests_served - before.requests_served - 1
     expected = work.total - cell.errors - cell.limited
     problems = []
     if not expected <= served <= work.total:
         problems.append(f"server served {served} calls, client expected {expected}"
                         + (f" to {work.total}" if expected < work.total else ""))
-    if after.errors != before.errors:
-        problems.append(f"server counted {after.errors - before.errors} errors")
+    server_errors = after.errors - before.errors
+    if not 0 <= server_errors <= cell.limited:
+        problems.append(f"server counted {server_errors} errors")
     if problems:
         cell.errors += max(1, abs(expected - served))
         cell.note = "; ".join(filter(None, [cell.note, *problems]))

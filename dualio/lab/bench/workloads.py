@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import anyio
 
-from dualio.lab.bench.machine_limits import explain, is_limit
+from dualio.lab.bench.machine_limits import ThreadsNotStarted, explain, is_limit
 from dualio_transports.running_loop import LoopHandle
 
 
@@ -91,13 +91,17 @@ async def drive_async(call: AsyncCall, work: Workload) -> Outcome:
     return outcome
 
 
+THREADS_SET_UP_FLOOR_S = 60.0
+
+
 def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], work: Workload) -> Outcome:
     """C threads, each with what ``make_call`` gives it (its own connection, say).
 
     Set-up happens before the clock starts; a barrier releases all threads at once.
     Starting and setting up all threads has a deadline (``max(60 s, C / 100 s)``): past
-    it, running into a thread or file limit, and threads still running after the
-    workload's timeout are recorded as errors, never a crash or a hang.
+    it, or on a thread, file or connect limit, no thread makes a call and every call
+    counts as limited; a set-up that fails otherwise, and threads still running after
+    the workload's timeout, are errors. Never a crash or a hang.
     """
     outcome = Outcome()
     lock = threading.Lock()
@@ -116,14 +120,21 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
     ready = threading.Barrier(count + 1, action=start_clocks)
     latencies: list[list[float]] = []
 
+    stopped_by_limit = False  # a limit met while setting up stopped every thread's calls
+
+    def set_up_failed(exc: BaseException) -> None:
+        nonlocal stopped_by_limit
+        with lock:
+            outcome.failed(exc)
+            stopped_by_limit = stopped_by_limit or is_limit(exc)
+        ready.abort()
+
     def worker() -> None:
         mine: list[float] = []
         try:
             call, close = make_call()
         except Exception as exc:
-            with lock:
-                outcome.failed(exc)
-            ready.abort()
+            set_up_failed(exc)
             return
         try:
             ready.wait()
@@ -149,21 +160,19 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
                 finished.append(done_at)
 
     threads: list[threading.Thread] = []
-    set_up_s = max(60.0, count / 100)  # to start and set up every thread
+    set_up_s = max(THREADS_SET_UP_FLOOR_S, count / 100)  # to start and set up every thread
     set_up_by = time.perf_counter() + set_up_s
     try:
         for _ in range(count):
             if time.perf_counter() > set_up_by:
-                outcome.failed(TimeoutError(
+                set_up_failed(ThreadsNotStarted(
                     f"only {len(threads):,} of {count:,} threads started within {set_up_s:g} s"))
-                ready.abort()
                 break
             thread = threading.Thread(target=worker, daemon=True)
             thread.start()
             threads.append(thread)
     except RuntimeError as exc:  # can't start new thread
-        outcome.failed(RuntimeError(f"thread limit reached after {len(threads)} threads: {exc}"))
-        ready.abort()
+        set_up_failed(ThreadsNotStarted(f"thread limit reached after {len(threads)} threads: {exc}"))
     try:
         ready.wait(timeout=max(0.0, set_up_by - time.perf_counter()))
     except threading.BrokenBarrierError:
@@ -179,8 +188,8 @@ def drive_threads(make_call: Callable[[], tuple[SyncCall, Callable[[], None]]], 
     for mine in latencies:
         outcome.latencies.extend(mine)
     missing = work.total - len(outcome.latencies) - outcome.errors - outcome.limited
-    if missing > 0 and outcome.limited and not outcome.errors:
-        outcome.limited += missing  # the limit that stopped threads starting stopped their calls
+    if missing > 0 and stopped_by_limit:
+        outcome.limited += missing
     elif missing > 0 and not outcome.errors:
         outcome.failed(RuntimeError(f"{missing} calls never ran"))
     return outcome
