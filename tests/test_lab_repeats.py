@@ -301,6 +301,20 @@ def test_a_reset_during_the_handshake_is_a_limit_and_one_after_it_is_not() -> No
     assert not is_limit(chain(ConnectionLost("the call's connection was lost")))
 
 
+def test_a_reset_the_native_transport_stores_during_the_handshake_is_a_limit() -> None:
+    """The asyncio transport stores the socket's failure and raises it later: the reset
+    stays reachable as the cause, so the lab still sees where it happened."""
+    from dualio.lab.bench.machine_limits import is_limit
+    from dualio_transports.wire import failures
+
+    reset = ConnectionResetError(104, "Connection reset by peer")
+    lost = failures.broken(reset)
+    assert lost.__cause__ is reset
+    error = failures.handshake_failed(lost)
+    error.__cause__ = lost  # as the call table raises it: ``raise failure from error``
+    assert is_limit(error)
+
+
 @pytest.mark.parametrize(
     ("served", "lost"), [(90, False), (95, False), (100, False), (89, True), (101, True)]
 )

@@ -60,7 +60,11 @@ def peer_closed() -> ConnectionLost:
 
 
 def broken(exc: BaseException) -> ConnectionLost:
-    return ConnectionLost(f"the connection broke: {exc}")
+    """The failure of a connection whose socket failed with ``exc``, which it keeps as
+    its cause (where the failure is stored and raised later, not raised ``from`` it)."""
+    lost = ConnectionLost(f"the connection broke: {exc}")
+    lost.__cause__ = exc
+    return lost
 
 
 def given_up_while_held(call: str) -> ConnectionLost:
