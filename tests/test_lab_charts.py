@@ -100,6 +100,19 @@ def test_a_scenario_without_measured_cells_gets_a_note_not_a_chart(tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_chart_that_cannot_be_drawn_is_a_note_and_the_others_are_drawn(tmp_path: Path) -> None:
+    """A results.json written before rounds that measured nothing were left out of a cell's
+    spread may hold a wall time of 0 s, which a log axis cannot show: that chart becomes a
+    note, and the run's other charts (and its results.md) are still written."""
+    pytest.importorskip("matplotlib")
+    cells = sample_cells()
+    native = next(c for c in cells if c.scenario == "fanout" and c.mode == "native-asyncio")
+    with_interval(native, "wall_s", 0.0, 0.2)
+    written, notes = charts.write_all(tmp_path, cells)
+    assert written == ["throughput.png", "wordcount.png", "blob.png"]
+    assert len(notes) == 1 and notes[0].startswith("fanout.png not drawn: ValueError: log limits"), notes
+
+
 def test_without_matplotlib_one_note_and_nothing_drawn(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError

@@ -469,6 +469,30 @@ def test_calls_of_threads_that_did_not_all_start_in_time_count_as_limited(
     assert outcome.limited == 40
 
 
+def test_a_round_stopped_before_its_first_call_measured_no_time() -> None:
+    """Every call of a round stopped by a limit at set-up: the round has no wall time
+    (not 0 s), no rate and no ratio to its model, so the cell's median and spread are
+    those of the rounds that ran."""
+    import errno
+
+    from dualio.lab.bench.results import fill, summarise
+    from dualio.lab.bench.workloads import Outcome, Workload, drive_threads
+
+    make_call = _set_ups_failing(3, OSError(errno.EMFILE, "Too many open files"))
+    stopped = drive_threads(make_call, Workload(40, 10, 0.0, timeout=10.0))
+    assert stopped.limited == 40
+    rounds = []
+    ran = [Outcome(wall=wall, latencies=[1.0] * 40) for wall in (3.0, 3.6)]
+    for outcome in (ran[0], stopped, ran[1]):
+        cell = Cell("fanout", "N=40", "threads", "async", 40, 40, 0.1, model_s=4.0)
+        rounds.append(fill(cell, outcome, threads=1, rss=0))
+    assert (rounds[1].wall_s, rounds[1].ops_per_s, rounds[1].ratio) == (None, None, None)
+    cell = summarise(Cell("fanout", "N=40", "threads", "async", 40, 40, 0.1, model_s=4.0), rounds)
+    assert cell.samples["wall_s"] == [3.0, 3.6] and cell.sampled["wall_s"] == [0, 2]
+    assert cell.wall_s == pytest.approx(3.3) and cell.interval["ratio"][0] == pytest.approx(0.75)
+    assert cell.limited == 40
+
+
 def test_threads_whose_set_up_failed_otherwise_are_an_error() -> None:
     """A set-up that fails with no limit behind it stops the round as an error."""
     from dualio.lab.bench.workloads import Workload, drive_threads

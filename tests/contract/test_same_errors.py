@@ -21,7 +21,7 @@ from dualio import DualioError
 from dualio_transports.dualio_protocol.frames import FrameKind
 from tests.conftest import ServerProcess
 from tests.contract.faces import TRANSPORTS, UVLOOP, Transport
-from tests.scripted_peer import ScriptedPeer, drain, expect, hang_up, stall
+from tests.scripted_peer import ScriptedPeer, drain, expect, hang_up, reset, stall
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,6 +37,16 @@ def observed(error: BaseException | None) -> Observed:
         return (type(error).__name__, str(error))
     left = "never sent" if error.request_id is None else "sent"
     return (type(error).__name__, str(error), str(error.method), left)
+
+
+def socket_error(error: BaseException | None) -> str:
+    """The first ``OSError`` in ``error``'s chain of causes that is not a dualio error (a
+    ``ConnectError`` is a ``ConnectionError`` too), by type: what broke the socket."""
+    while error is not None:
+        if isinstance(error, OSError) and not isinstance(error, DualioError):
+            return type(error).__name__
+        error = error.__cause__
+    return "no OSError among the causes"
 
 
 async def raised(call: Callable[[], Awaitable[object]]) -> BaseException | None:
@@ -104,6 +114,24 @@ async def server_gone_mid_call(transport: Transport, server: ServerProcess) -> O
             await client.aclose()
 
 
+async def server_reset_mid_call(transport: Transport, server: ServerProcess) -> Observed:
+    """The server aborts the connection (RST) while a call waits: the error's chain of
+    causes holds the socket's own error, on a transport that stores it for later too."""
+    with ScriptedPeer(expect(FrameKind.REQUEST), reset()) as peer:
+        client = await transport.connect(peer.address, keepalive=None)
+        try:
+            error = await raised(lambda: client.echo(b"x", timeout=5.0))
+            return (*observed(error), socket_error(error))
+        finally:
+            await client.aclose()
+
+
+async def server_reset_during_the_handshake(transport: Transport, server: ServerProcess) -> Observed:
+    with ScriptedPeer(expect(FrameKind.HELLO), reset(), handshake=False) as peer:
+        error = await raised(lambda: transport.connect(peer.address, connect_timeout=5.0))
+        return (*observed(error), socket_error(error))
+
+
 async def _cancelled(transport: Transport, after: float | None) -> Observed:
     """A call whose caller's cancel scope is cancelled before it starts (``after`` None), or
     ``after`` seconds into its wait: the caller sees its loop's own cancel, and the hooks a
@@ -151,6 +179,7 @@ async def closed_client(transport: Transport, server: ServerProcess) -> Observed
 Case = Callable[[Transport, ServerProcess], Awaitable[Observed]]
 CASES: dict[str, Case] = {case.__name__: case for case in (
     call_timeout, item_timeout, write_timeout_before_any_byte_left, torn_write, server_gone_mid_call,
+    server_reset_mid_call, server_reset_during_the_handshake,
     cancel_before_the_request_left, cancel_after_the_request_left, connect_timeout, closed_client,
 )}
 ASYNC_ONLY = {"cancel_before_the_request_left", "cancel_after_the_request_left"}  # a task's cancel

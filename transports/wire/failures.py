@@ -62,9 +62,17 @@ def peer_closed() -> ConnectionLost:
 def broken(exc: BaseException) -> ConnectionLost:
     """The failure of a connection whose socket failed with ``exc``, which it keeps as
     its cause (where the failure is stored and raised later, not raised ``from`` it)."""
-    lost = ConnectionLost(f"the connection broke: {exc}")
+    lost = ConnectionLost(f"the connection broke: {_socket_error_text(exc)}")
     lost.__cause__ = exc
     return lost
+
+
+def _socket_error_text(exc: BaseException) -> str:
+    """What the socket said, where ``exc`` wraps it (anyio's BrokenResourceError says nothing)."""
+    found: BaseException | None = exc
+    while found is not None and not isinstance(found, OSError):
+        found = found.__cause__
+    return str(found or exc) or type(exc).__name__
 
 
 def given_up_while_held(call: str) -> ConnectionLost:

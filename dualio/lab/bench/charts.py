@@ -234,6 +234,8 @@ def _plain_log_labels(axes: Axes) -> None:
 
 def _room_on_top(axes: Axes, low: float, high: float, rows: int) -> None:
     """Log y limits with the top ``rows`` of marks above every point."""
+    if not 0 < low < high:
+        raise ValueError(f"log limits need 0 < low < high, got {low!r} and {high!r}")
     share = 0.08 + 0.05 * rows if rows else 0.05
     decades = math.log10(high / low)
     axes.set_ylim(low, high * 10 ** (decades * share / (1 - share)))
@@ -509,7 +511,11 @@ def write_all(folder: Path, cells: Sequence[Cell]) -> tuple[list[str], list[str]
     written: list[str] = []
     notes: list[str] = []
     for scenario, name, draw in wanted:
-        figure = draw(cells)
+        try:
+            figure = draw(cells)
+        except Exception as exc:  # a chart that cannot be drawn must not cost the run its results.md
+            notes.append(f"{name} not drawn: {type(exc).__name__}: {exc}")
+            continue
         if figure is None:
             notes.append(f"{name} not drawn: no measured {scenario} cells")
             continue

@@ -117,8 +117,9 @@ def pool_model(total: int, workers: int, delay: float) -> float:
 
 def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int = 0,
          payload_bytes: int = 0, connections: int = 0) -> Cell:
-    cell.wall_s = outcome.wall
-    cell.ops_per_s = len(outcome.latencies) / outcome.wall if outcome.wall > 0 else None
+    measured = outcome.wall > 0  # no clock ran: every call was stopped before the first began
+    cell.wall_s = outcome.wall if measured else None
+    cell.ops_per_s = len(outcome.latencies) / outcome.wall if measured else None
     p50 = percentile(outcome.latencies, 0.5)
     p99 = percentile(outcome.latencies, 0.99)
     cell.p50_ms = None if p50 is None else p50 * 1e3
@@ -130,7 +131,7 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
     cell.errors = outcome.errors
     cell.wrong = outcome.wrong
     cell.limited = outcome.limited
-    if payload_bytes and outcome.wall > 0:
+    if payload_bytes and measured:
         cell.mb_per_s = payload_bytes * len(outcome.latencies) / outcome.wall / 1e6
     if connections and rss > baseline_rss:
         cell.kb_per_conn = (rss - baseline_rss) / connections / 1024
@@ -138,7 +139,7 @@ def fill(cell: Cell, outcome: Outcome, threads: int, rss: int, baseline_rss: int
         cell.note = outcome.first_error
     elif outcome.limit:
         cell.note = f"LIMIT: {outcome.limit}"
-    if cell.model_s:
+    if cell.model_s and measured:
         cell.ratio = outcome.wall / cell.model_s
     return cell
 
