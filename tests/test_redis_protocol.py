@@ -527,3 +527,40 @@ def test_a_keepalive_ping_behind_a_long_command_is_judged_only_once_it_is_the_ol
     time.sleep(0.03)
     assert table.keepalive_due() == b""
     assert isinstance(table.failure, ConnectionLost) and "keepalive PING" in str(table.failure)
+
+
+def test_a_silent_server_is_found_behind_calls_given_up_but_not_behind_one_still_awaited() -> None:
+    """A subscription waits with no timeout, so only the keepalive finds a server that
+    vanished. The PING's answer is due after those of the calls ahead of it: a call
+    somebody still waits for holds its silence (that call's timeout judges the server);
+    a call given up does not, or the subscription would wait for ever."""
+    table = opened()
+    table.keepalive = 10.0
+    messages = subscribe(table, "SUBSCRIBE", "news")
+    assert table.receive(confirm(b"subscribe", b"news", 1)) is None
+    awaited = start(table, "GET", "a")
+    table.last_heard -= 11
+    assert table.keepalive_due() == b"*1\r\n$4\r\nPING\r\n"
+    table._probe_sent -= 11  # the PING went unanswered for a whole interval
+    assert table.keepalive_due() == b"" and table.failure is None  # GET is awaited: its timeout judges
+    assert table.give_up(awaited) == b""  # its caller's time ran out
+    assert table.keepalive_due() == b"" and table.failure is None  # the silence counts from here
+    table._probe_sent -= 11
+    assert table.keepalive_due() == b""
+    assert isinstance(table.failure, ConnectionLost)
+    assert messages.next_item() == confirm(b"subscribe", b"news", 1)  # what came before the end
+    with pytest.raises(ConnectionLost):
+        messages.next_item()
+
+
+def test_keepalive_has_no_check_to_plan_before_the_handshake_or_after_the_end() -> None:
+    """A wait is cut at the next keepalive check only when there can be one: none while
+    the handshake runs or once the connection is closing or failed (a wait cut short
+    for nothing would spin)."""
+    table: CallTable[None] = CallTable(RedisProtocol(), keepalive=0.01)
+    table.hello()
+    assert table.next_keepalive_check() is None
+    assert table.receive(hello_map()) is None
+    assert table.next_keepalive_check() is not None
+    table.close()
+    assert table.next_keepalive_check() is None

@@ -10,6 +10,7 @@ blocking connection's, which takes the connection's lock.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from inspect import GEN_CLOSED, getgeneratorstate
 from typing import Any, TypeVar
 
 from dualio_transports.wire import procedure
@@ -59,6 +60,8 @@ async def stream_items(
             else:
                 await perform(effect)
         except GeneratorExit:
+            if getgeneratorstate(steps) == GEN_CLOSED:  # the collector closed the procedure first
+                return
             error = procedure.Left()
         except BaseException as exc:
             error = exc

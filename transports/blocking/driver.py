@@ -7,6 +7,7 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from inspect import GEN_CLOSED, getgeneratorstate
 from typing import Any, TypeVar
 
 from dualio_transports.wire import procedure
@@ -56,6 +57,8 @@ def stream_items(
             else:
                 perform(effect)
         except GeneratorExit:
+            if getgeneratorstate(steps) == GEN_CLOSED:  # the collector closed the procedure first
+                return
             error = procedure.Left()
         except BaseException as exc:
             error = exc

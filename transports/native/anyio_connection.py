@@ -183,8 +183,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
             send = procedure.Send(data, until)
             try:
                 await self._send_request(send)
-            except GeneratorExit:  # closed half-way: a CANCEL, if it may have left, goes with the next write
-                self._queue(table.unsent(call, may_have_left=send.may_have_left))
+            except GeneratorExit:  # closed half-way (collected): given up when the table is next used
+                table.collect(call)
                 raise
             except BaseException:
                 await self._drive(procedure.unsent(table, call, send.may_have_left))
@@ -201,8 +201,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
                     if ticket:
                         expired = functools.partial(self._deadline_while_queued, call, ticket, sent)
                     await self._drive(procedure.answer(table, call, until, expired))
-        except GeneratorExit:  # closed half-way: its CANCEL goes with the next write
-            self._queue(procedure.collected(table, call))
+        except GeneratorExit:  # closed half-way (collected): given up when the table is next used
+            table.collect(call)
             raise
         except BaseException:
             await self._drive(procedure.give_up(table, call))
@@ -212,11 +212,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
     async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
         steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", until, sent)
-        try:
-            (await self._drive(steps)).outcome()
-        except GeneratorExit:  # closed half-way: what the procedure owes goes with the next write
-            self._queue(self._table.take_owed())
-            raise
+        (await self._drive(steps)).outcome()
         return time.perf_counter() - started
 
     # -- performing the procedure's effects ---------------------------------------------

@@ -145,8 +145,8 @@ class CallTable(Generic[W]):
     """
 
     __slots__ = (
-        "_accepts", "_decoder", "_error_kind", "_max_key", "_next_id", "_order", "_order_at_start",
-        "_ordered", "_owed", "_probe", "_probe_behind", "_probe_sent", "_wake", "backlogged", "closing",
+        "_accepts", "_collected", "_decoder", "_error_kind", "_max_key", "_next_id", "_order",
+        "_order_at_start", "_ordered", "_owed", "_probe", "_probe_behind", "_probe_sent", "_wake", "backlogged", "closing",
         "dropped", "failure", "handshake", "keepalive", "last_heard", "live", "protocol",
     )
 
@@ -172,6 +172,7 @@ class CallTable(Generic[W]):
         that writes later, under a lock of its own, passes False and calls
         :meth:`enter_order` just before the write."""
         self._owed = b""  # what procedures closed half-way could not send (see owe)
+        self._collected: deque[CallState[W]] = deque()  # calls of procedures the collector closed (collect)
         self.keepalive = keepalive
         self.last_heard = time.monotonic()  # when bytes last arrived
         self._probe: CallState[W] | None = None  # the keepalive PING in flight
@@ -242,6 +243,8 @@ class CallTable(Generic[W]):
         its decoder to read one by one."""
         if self.closing or self.failure is not None:
             self.check_usable()
+        if self._collected:
+            self.settle()
         calls = self.live
         rid = self._next_id
         if rid < self._max_key and rid not in calls:
@@ -258,6 +261,8 @@ class CallTable(Generic[W]):
         calls[rid] = state
         if self._order is not None and self._order_at_start and kind in self._ordered:
             self._order.append(rid)
+        if self._owed:
+            data = self.take_owed() + data  # no answer comes for what is owed: the order is unchanged
         return state, data
 
     @property
@@ -288,10 +293,26 @@ class CallTable(Generic[W]):
         return rid
 
     def owe(self, data: bytes) -> None:
-        """Keep what a procedure closed half-way would have sent (a CANCEL) for a driver
-        that can send it later (:meth:`take_owed`); bounded by the calls given up so."""
+        """Keep what giving up a call would have sent (a CANCEL, an UNSUBSCRIBE) for the
+        next request, which carries it (:meth:`start`); bounded by ``OWED_LIMIT``."""
         if data and self.failure is None and not self.closing and len(self._owed) < OWED_LIMIT:
             self._owed += data
+
+    def collect(self, state: CallState[W]) -> None:
+        """The procedure of ``state`` was closed half-way with no driver to perform its
+        effects: the garbage collector finalised it, at a moment nobody chose, on any
+        thread, maybe while this table is in use. So nothing changes now (a deque's
+        append is atomic): the call is given up at the table's next :meth:`start` or
+        :meth:`receive`, by whoever owns the table then, and what that sends goes out
+        ahead of the next request. Its request may be on its way (queued for a writer),
+        so the call keeps its place until its answer comes and is dropped."""
+        self._collected.append(state)
+
+    def settle(self) -> None:
+        """Give up the calls :meth:`collect` was told of; what that sends is owed."""
+        collected = self._collected
+        while collected:
+            self.owe(self.give_up(collected.popleft()))
 
     def take_owed(self) -> bytes:
         owed, self._owed = self._owed, b""
@@ -355,6 +376,8 @@ class CallTable(Generic[W]):
         """
         if self.failure is not None:
             return self.failure
+        if self._collected:
+            self.settle()
         self.last_heard = time.monotonic()
         try:
             messages = self._decoder.feed(data)
@@ -373,6 +396,8 @@ class CallTable(Generic[W]):
         """``count`` bytes were received into :meth:`room`; as :meth:`receive`."""
         if self.failure is not None:
             return self.failure
+        if self._collected:
+            self.settle()
         self.last_heard = time.monotonic()
         try:
             messages = self._decoder.received(count)
@@ -469,10 +494,13 @@ class CallTable(Generic[W]):
 
         On a protocol answered in order, the PING's answer comes after those of the
         calls written before it, which a server may take long over (a slow command
-        holds up every reply): its silence counts from the first check that finds it
-        the oldest call waiting in the order (one that takes its place as it is
-        written has been written then). A server silent through a long command is found by the calls'
-        timeouts, or by TCP keepalive.
+        holds up every reply): while a call that somebody still waits for is ahead of
+        it, its silence counts from the first check that finds no such call ahead (one
+        that takes its place as it is written has been written then). A server silent
+        through a long command is found by that call's own timeout. Calls given up
+        count for nothing here: nobody's timeout would ever end the wait, and a
+        subscription, which has no timeout, would wait for ever on a server that
+        vanished.
         """
         if self.keepalive is None or self.closing or self.failure is not None:
             return b""
@@ -480,9 +508,8 @@ class CallTable(Generic[W]):
         probe = self._probe
         if probe is not None:
             if not probe.done:
-                order = self._order
-                if order is not None and (not order or order[0] != probe.id):
-                    self._probe_sent = now  # not written yet, or answers to earlier calls are due first
+                if self._order is not None and self._waited_before(probe):
+                    self._probe_sent = now  # not written yet, or answers somebody waits for are due first
                     self._probe_behind = True
                     return b""
                 if self._probe_behind:  # first seen as the oldest: its silence counts from here
@@ -501,6 +528,18 @@ class CallTable(Generic[W]):
         self._probe, self._probe_sent, self._probe_behind = probe, now, False
         return data
 
+    def _waited_before(self, probe: CallState[W]) -> bool:
+        """Whether the keepalive ``probe`` has not taken its place in the order yet, or a
+        call ahead of it is one its caller still waits for."""
+        calls = self.live
+        for key in self._order:  # type: ignore[union-attr]
+            if key == probe.id:
+                return False
+            ahead = calls.get(key)
+            if ahead is not None and not ahead.abandoned:
+                return True
+        return True
+
     def keepalive_wait(self) -> float | None:
         """Seconds until :meth:`keepalive_due` may have something to do; None: never."""
         check = self.next_keepalive_check()
@@ -518,8 +557,8 @@ class CallTable(Generic[W]):
     def next_keepalive_check(self) -> float | None:
         """The ``time.monotonic()`` of the next keepalive check; None: never."""
         keepalive = self.keepalive
-        if keepalive is None:
-            return None
+        if keepalive is None or self.closing or self.failure is not None or not self.protocol.is_open:
+            return None  # keepalive_due has nothing to do
         probe = self._probe
         if probe is not None and not probe.done:
             return self._probe_sent + keepalive

@@ -109,9 +109,9 @@ READ_ON = ReadOn()
 class Left(Exception):
     """Thrown into a stream's procedure when its consumer leaves the loop early: the
     stream is given up and the procedure ends. (``GeneratorExit`` itself means the
-    procedure is being closed with no driver to perform effects, when it is collected
-    half-way: the call is given up in the table, and what that would send is owed
-    (:meth:`CallTable.owe`), for a driver that can queue it without waiting.)"""
+    procedure is being closed with no driver to perform effects: the garbage collector
+    finalised it, maybe before the driver that ran it. Its call is handed to
+    :meth:`CallTable.collect`, which gives it up when the table is next used.)"""
 
 Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
 
@@ -155,7 +155,7 @@ def open_call(
     try:
         yield send
     except GeneratorExit:
-        table.owe(table.unsent(call, may_have_left=send.may_have_left))
+        table.collect(call)  # closed in the middle of the write: its request may still leave
         raise
     except BaseException:
         yield from unsent(table, call, send.may_have_left)
@@ -184,7 +184,7 @@ def open_handed_call(
     try:
         yield Started(call)
     except GeneratorExit:
-        table.owe(table.give_up(call))
+        table.collect(call)
         raise
     except BaseException:
         yield from give_up(table, call)
@@ -200,27 +200,17 @@ def await_news(
     A wait never outlasts the next keepalive check; after it, what came is read first
     and only then is the silence judged: a PING (or a teardown) is yielded in between,
     so a silent peer is found by a call without a timeout too."""
-    quiet = False  # the silence was judged and nothing could be done (the handshake)
     while not (call.done or (want_item and call.items)):
         now = time.monotonic()
         if now >= until:
             raise expired()
-        yield Await(call, until if quiet else table.wait_until(until), want_item)
+        yield Await(call, table.wait_until(until), want_item)
         if call.done or (want_item and call.items):
             return
-        if not quiet and table.keepalive_wait() == 0.0:
+        if table.keepalive_wait() == 0.0:
             due = keepalive_due(table)
-            if due is None:
-                quiet = True
-            else:
+            if due is not None:
                 yield due
-
-
-def collected(table: CallTable[W], call: CallState[W]) -> bytes:
-    """A call whose coroutine was closed half-way (collected, with no driver to perform
-    effects): given up in the table; what it sends (and whatever a procedure closed with
-    it owes), for a driver that can queue it without waiting (the next write takes it)."""
-    return table.give_up(call) + table.take_owed()
 
 
 def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
@@ -256,7 +246,7 @@ def answer(
     try:
         yield from await_news(table, call, until, False, expired)
     except GeneratorExit:
-        table.owe(table.give_up(call))
+        table.collect(call)
         raise
     except BaseException:
         yield from give_up(table, call)
@@ -299,7 +289,7 @@ def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> 
     except Left:
         pass
     except GeneratorExit:
-        table.owe(table.give_up(call))
+        table.collect(call)
         raise
     except BaseException:
         yield from give_up(table, call)
