@@ -147,7 +147,8 @@ class CallTable(Generic[W]):
     __slots__ = (
         "_accepts", "_collected", "_decoder", "_error_kind", "_max_key", "_next_id", "_order",
         "_order_at_start", "_ordered", "_owed", "_probe", "_probe_behind", "_probe_sent", "_wake",
-        "backlogged", "closing", "dropped", "failure", "handshake", "keepalive", "last_heard", "live", "protocol",
+        "backlogged", "closing", "dropped", "failure", "handshake", "keepalive", "last_heard", "live",
+        "protocol",
     )
 
     def __init__(
