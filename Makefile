@@ -9,7 +9,7 @@ IMPORT_NAMES := build/import-names/dualio_transports
 # imports unless the bytecode is cached, so the cache is written whatever the shell says.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: bench bench-full demo test test-gate test-stress test-pythons generate perf-baseline clean
+.PHONY: bench bench-full chaos demo test test-gate test-stress test-pythons generate perf-baseline clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,10 @@ test-stress: $(STAMP) $(IMPORT_NAMES)
 # the contract, fork and unit tests on Python 3.12 and 3.13, at once (CI runs it after make test)
 test-pythons: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.pythons
+
+# every face of both wires under faults for longer: 16 runs of 30 s of faults and 4 s of calm
+chaos: $(STAMP)
+	$(BIN)/python -m dualio.lab.chaos --seconds $(or $(CHAOS_SECONDS),30)
 
 # the instruction gate's baseline for this Python: commit its diff with the change that moved it
 perf-baseline: $(STAMP)

@@ -564,3 +564,33 @@ def test_keepalive_has_no_check_to_plan_before_the_handshake_or_after_the_end() 
     assert table.next_keepalive_check() is not None
     table.close()
     assert table.next_keepalive_check() is None
+
+
+def test_a_message_before_the_new_subscriptions_confirmation_is_nobodys() -> None:
+    """A subscription given up and another to the same channel at once: the server may
+    still send a message for the first before it confirms the second. It was handed to the
+    second as its first item, where its confirmation belongs ("a message before the
+    subscription was confirmed")."""
+    table = opened()
+    first = subscribe(table, "SUBSCRIBE", "news")
+    assert table.receive(confirm(b"subscribe", b"news", 1)) is None
+    assert parse(table.give_up(first)) == [b"UNSUBSCRIBE", b"news"]
+    second = subscribe(table, "SUBSCRIBE", "news")
+    late = push(b"message", b"news", b"for the first")
+    assert table.receive(late + confirm(b"unsubscribe", b"news", 0) + confirm(b"subscribe", b"news", 1)) is None
+    assert second.next_item() == confirm(b"subscribe", b"news", 1)
+    assert table.receive(push(b"message", b"news", b"for the second")) is None
+    assert second.next_item() == push(b"message", b"news", b"for the second")
+
+
+def test_a_subscribe_that_never_left_is_confirmed_by_nobody() -> None:
+    """A SUBSCRIBE taken back before it was written (its key freed): a later subscription
+    to the same channel gets the confirmation and, once confirmed, the messages."""
+    table = opened()
+    unsent = subscribe(table, "SUBSCRIBE", "news")
+    table.release(unsent)
+    later = subscribe(table, "SUBSCRIBE", "news")
+    assert table.receive(confirm(b"subscribe", b"news", 1)) is None
+    assert later.next_item() == confirm(b"subscribe", b"news", 1)
+    assert table.receive(push(b"message", b"news", b"hello")) is None
+    assert later.next_item() == push(b"message", b"news", b"hello")

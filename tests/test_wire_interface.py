@@ -108,6 +108,9 @@ class LineProtocol:
     def decode_error(self, key: int, payload: bytes) -> DualioError:
         return RemoteError(1, payload.decode())
 
+    def unsent(self, key: int) -> None:
+        pass
+
     def goodbye(self) -> bytes:
         self.is_open = False
         return b"QUIT\n"

@@ -686,11 +686,11 @@ class AsyncSubscription(Generic[S]):
         messages = self._started()
         try:
             confirmation = await messages.__anext__()
+            if confirmation is not None:
+                raise ProtocolError(f"a message before the subscription was confirmed: {confirmation!r}")
         except BaseException:
             await self.aclose()
             raise
-        if confirmation is not None:
-            raise ProtocolError(f"a message before the subscription was confirmed: {confirmation!r}")
         return self
 
     async def __aexit__(
@@ -714,7 +714,9 @@ class AsyncSubscription(Generic[S]):
             return
         self._closed = True
         messages, self._messages = self._messages, None
-        if messages is not None:
-            await messages.aclose()
-            self._client._live_names -= self._names  # the same, for one never started
+        try:
+            if messages is not None:
+                await messages.aclose()
+        finally:
+            self._client._live_names -= self._names  # the same, for one never started or cut short
 

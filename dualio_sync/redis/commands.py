@@ -668,11 +668,11 @@ class Subscription(Generic[S]):
         messages = self._started()
         try:
             confirmation = messages.__next__()
+            if confirmation is not None:
+                raise ProtocolError(f"a message before the subscription was confirmed: {confirmation!r}")
         except BaseException:
             self.close()
             raise
-        if confirmation is not None:
-            raise ProtocolError(f"a message before the subscription was confirmed: {confirmation!r}")
         return self
 
     def __exit__(
@@ -696,7 +696,9 @@ class Subscription(Generic[S]):
             return
         self._closed = True
         messages, self._messages = self._messages, None
-        if messages is not None:
-            messages.close()
-            self._client._live_names -= self._names  # the same, for one never started
+        try:
+            if messages is not None:
+                messages.close()
+        finally:
+            self._client._live_names -= self._names  # the same, for one never started or cut short
 

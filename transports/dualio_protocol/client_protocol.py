@@ -190,6 +190,9 @@ class ClientProtocol:
             return connection_ending(kind, payload)
         return ProtocolError(f"{kind.name} frame with id 0")
 
+    def unsent(self, key: int) -> None:
+        """Nothing to forget: a request notes nothing here."""
+
     def goodbye(self) -> bytes:
         if self.state is State.CLOSED:
             return b""

@@ -95,7 +95,7 @@ class ReaderThreadConnection(BlockingConnection):
         deadlines = deadlines or ItemDeadlines(NO_DEADLINE, None)
 
         def expired() -> DualioError:
-            return failures.item_timeout(deadlines.item_timeout)
+            return procedure.item_expired(deadlines)
 
         return self._open(
             CallKind.STREAM, request, deadlines.for_wait(), handle, _Completion(ended, on_news), sent,

@@ -361,6 +361,12 @@ class RedisProtocol:
             + (encode_command("PUNSUBSCRIBE", *patterns) if patterns else b"")
         )
 
+    def unsent(self, key: int) -> None:
+        """A subscription whose SUBSCRIBE never left is confirmed by nobody; a held
+        command that never left is not held."""
+        self._held.discard(key)
+        self.subscriptions.refused(key)
+
     def decode_error(self, key: int, payload: bytes) -> RedisError:
         self.subscriptions.refused(key)
         error = parse(payload)

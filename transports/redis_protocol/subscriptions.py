@@ -50,8 +50,8 @@ class Subscriptions:
         return _count_down(self._confirming, self._unconfirmed, (patterns, name))
 
     def refused(self, key: int) -> None:
-        """The server answered subscription ``key``'s command with an error: it confirms
-        none of its names."""
+        """The server answered subscription ``key``'s command with an error, or the
+        command never left: no name of it is confirmed."""
         if key not in self._unconfirmed:
             return
         del self._unconfirmed[key]
@@ -66,8 +66,11 @@ class Subscriptions:
                 del self._live[entry]
 
     def owner(self, patterns: bool, name: bytes) -> int | None:
-        """The key of the subscription ``name``'s messages go to."""
-        return self._live.get((patterns, name))
+        """The key of the subscription ``name``'s messages go to: its newest, once the
+        server confirmed it. Before that, a message for ``name`` was sent to a
+        subscription given up meanwhile, and is nobody's."""
+        key = self._live.get((patterns, name))
+        return None if key is None or key in self._unconfirmed else key
 
     def leave(self, key: int) -> list[Name]:
         """Subscription ``key`` is given up: the names to unsubscribe (sorted); their

@@ -325,6 +325,7 @@ class CallTable(Generic[W]):
             del self.live[state.id]
             if self._order is not None and state.id in self._order:
                 self._order.remove(state.id)
+            self.protocol.unsent(state.id)
         state.done = True
 
     def unsent(self, state: CallState[W], may_have_left: bool) -> bytes:

@@ -118,6 +118,12 @@ Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
 
 # -- pieces -------------------------------------------------------------------------
 
+def item_expired(deadlines: ItemDeadlines) -> DualioTimeout:
+    """What a stream's wait that passed its deadline means: its item timeout's, or with
+    none, the stream's own timeout (a subscription the server did not confirm in time)."""
+    return failures.deadline_error(deadlines.item_timeout)
+
+
 def keepalive_due(table: CallTable[W]) -> Control | Teardown | None:
     """What a connection silent for a keepalive interval needs: a PING to send, or,
     when the last one went unanswered, its teardown (:meth:`CallTable.keepalive_due`)."""
@@ -259,7 +265,7 @@ def stream(
 ) -> Generator[Effect, None, None]:
     """A stream: send its request by the first item's deadline, then :func:`items`."""
     def expired() -> DualioTimeout:
-        return failures.item_timeout(deadlines.item_timeout)
+        return item_expired(deadlines)
 
     first = deadlines.for_wait()
     call = yield from open_call(table, CallKind.STREAM, method, args, first, sent, None, expired)
@@ -271,7 +277,7 @@ def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> 
     (:class:`ItemDeadlines`); at the end, or when the consumer leaves (an exception
     thrown in), the stream is given up (the server is told if it had not ended)."""
     def expired() -> DualioTimeout:
-        return failures.item_timeout(deadlines.item_timeout)
+        return item_expired(deadlines)
 
     try:
         while True:

@@ -130,6 +130,10 @@ class WireProtocol(Protocol):
     def decode_error(self, key: int, payload: bytes) -> DualioError:
         """The error an answer of kind :attr:`error_kind` carries; it ends call ``key``."""
 
+    def unsent(self, key: int) -> None:
+        """Call ``key``'s request was never written (its key is free again): forget
+        whatever :meth:`request` noted about it."""
+
     def goodbye(self) -> bytes:
         """What closing says, once (``b""`` after the first time)."""
 
