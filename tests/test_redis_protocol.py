@@ -577,7 +577,8 @@ def test_a_message_before_the_new_subscriptions_confirmation_is_nobodys() -> Non
     assert parse(table.give_up(first)) == [b"UNSUBSCRIBE", b"news"]
     second = subscribe(table, "SUBSCRIBE", "news")
     late = push(b"message", b"news", b"for the first")
-    assert table.receive(late + confirm(b"unsubscribe", b"news", 0) + confirm(b"subscribe", b"news", 1)) is None
+    ended, confirmed = confirm(b"unsubscribe", b"news", 0), confirm(b"subscribe", b"news", 1)
+    assert table.receive(late + ended + confirmed) is None
     assert second.next_item() == confirm(b"subscribe", b"news", 1)
     assert table.receive(push(b"message", b"news", b"for the second")) is None
     assert second.next_item() == push(b"message", b"news", b"for the second")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import random
 import sys
 import threading
@@ -67,6 +68,8 @@ WEATHER = (
     Toxic("bandwidth", 20_000), Toxic("slow_close", 0.2),
 )
 RESTART = "restart"
+ESCAPE_LOGGERS = ("trio.async_generator_errors", "asyncio")
+"""Where trio (an async generator's finaliser) and asyncio report what nobody caught."""
 
 
 @dataclass
@@ -168,7 +171,8 @@ def _weather(
 def _watching(tally: Tally) -> Iterator[None]:
     """Count what reaches an unhandled-exception handler: ``sys.unraisablehook`` (an
     async generator's finaliser, a ``__del__``, a ResourceWarning made an error) and
-    ``threading.excepthook``; the asyncio loop's handler is set where the loop starts."""
+    ``threading.excepthook``, the loggers trio and asyncio report such errors to; the
+    asyncio loop's handler is set where the loop starts."""
     unraisable, excepthook = sys.unraisablehook, threading.excepthook
 
     def on_unraisable(info: Any) -> None:
@@ -179,6 +183,14 @@ def _watching(tally: Tally) -> Iterator[None]:
         where = info.thread.name if info.thread else "?"
         tally.escape(f"in thread {where}: {info.exc_type.__name__}: {info.exc_value}")
 
+    class Logged(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            tally.escape(f"{record.name}: {record.getMessage():.120}")
+
+    handler = Logged(logging.ERROR)
+    loggers = [logging.getLogger(name) for name in ESCAPE_LOGGERS]
+    for logger in loggers:
+        logger.addHandler(handler)
     sys.unraisablehook, threading.excepthook = on_unraisable, on_thread
     try:
         with warnings.catch_warnings():
@@ -189,6 +201,8 @@ def _watching(tally: Tally) -> Iterator[None]:
             gc.collect()
     finally:
         sys.unraisablehook, threading.excepthook = unraisable, excepthook
+        for logger in loggers:
+            logger.removeHandler(handler)
 
 
 # -- the async faces ----------------------------------------------------------------------
