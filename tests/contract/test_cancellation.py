@@ -179,7 +179,7 @@ async def test_a_call_coroutine_closed_half_way_is_given_up_with_a_cancel(
 ) -> None:
     """A call's coroutine closed while its call waits (collected, with no task to resume):
     the call is given up and the server hears of it, as of any call given up, on every
-    transport (the anyio one sends the CANCEL with its next write: here, the goodbye's).
+    transport (the anyio one sends the CANCEL ahead of its next request or, here, its goodbye).
     Stepping a coroutine by hand is asyncio's only: trio's scheduler refuses it."""
     if transport.backend == "trio":
         pytest.skip("a trio coroutine cannot be stepped outside trio's scheduler")

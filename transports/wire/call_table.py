@@ -607,7 +607,10 @@ class CallTable(Generic[W]):
         when none is due (closed already, or the connection has failed)."""
         if self.closing:
             return b""
+        if self._collected:
+            self.settle()
+        owed = self.take_owed()  # what is owed goes ahead of the goodbye, as of a request
         self.closing = True
-        return b"" if self.failure is not None else self.protocol.goodbye()
+        return b"" if self.failure is not None else owed + self.protocol.goodbye()
 
 
