@@ -553,17 +553,17 @@ def test_a_silent_server_is_found_behind_calls_given_up_but_not_behind_one_still
         messages.next_item()
 
 
-def test_keepalive_has_no_check_to_plan_before_the_handshake_or_after_the_end() -> None:
-    """A wait is cut at the next keepalive check only when there can be one: none while
-    the handshake runs or once the connection is closing or failed (a wait cut short
-    for nothing would spin)."""
+def test_keepalive_probes_only_an_open_connection() -> None:
+    """A wait stops cutting itself at keepalive checks only when none can be done: while
+    the handshake runs or once the connection is closing or failed (a wait cut short for
+    nothing would spin); never because one check found nothing to do."""
     table: CallTable[None] = CallTable(RedisProtocol(), keepalive=0.01)
     table.hello()
-    assert table.next_keepalive_check() is None
+    assert not table.probing
     assert table.receive(hello_map()) is None
-    assert table.next_keepalive_check() is not None
+    assert table.probing
     table.close()
-    assert table.next_keepalive_check() is None
+    assert not table.probing
 
 
 def test_a_message_before_the_new_subscriptions_confirmation_is_nobodys() -> None:

@@ -542,6 +542,12 @@ class CallTable(Generic[W]):
                 return True
         return True
 
+    @property
+    def probing(self) -> bool:
+        """Whether a keepalive check can do anything on this connection: not before the
+        handshake is done, nor once it is closing or failed."""
+        return self.keepalive is not None and not self.closed and self.protocol.is_open
+
     def keepalive_wait(self) -> float | None:
         """Seconds until :meth:`keepalive_due` may have something to do; None: never."""
         check = self.next_keepalive_check()
@@ -559,8 +565,8 @@ class CallTable(Generic[W]):
     def next_keepalive_check(self) -> float | None:
         """The ``time.monotonic()`` of the next keepalive check; None: never."""
         keepalive = self.keepalive
-        if keepalive is None or self.closing or self.failure is not None or not self.protocol.is_open:
-            return None  # keepalive_due has nothing to do
+        if keepalive is None:
+            return None
         probe = self._probe
         if probe is not None and not probe.done:
             return self._probe_sent + keepalive

@@ -206,17 +206,20 @@ def await_news(
     A wait never outlasts the next keepalive check; after it, what came is read first
     and only then is the silence judged: a PING (or a teardown) is yielded in between,
     so a silent peer is found by a call without a timeout too."""
+    quiet = False  # no keepalive check can be done (the handshake, the end): wait for ``until``
     while not (call.done or (want_item and call.items)):
         now = time.monotonic()
         if now >= until:
             raise expired()
-        yield Await(call, table.wait_until(until), want_item)
+        yield Await(call, until if quiet else table.wait_until(until), want_item)
         if call.done or (want_item and call.items):
             return
-        if table.keepalive_wait() == 0.0:
+        if not quiet and table.keepalive_wait() == 0.0:
             due = keepalive_due(table)
             if due is not None:
                 yield due
+            else:
+                quiet = not table.probing
 
 
 def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
