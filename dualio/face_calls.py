@@ -329,11 +329,11 @@ class AsyncCalls:
             try:
                 idle = self._idle_held()
                 try:
-                    return await self._held_try(idle or await self._open_held(until), request, until, sent)
+                    return await self._held_try(idle or await self._open_held_by(until), request, until, sent)
                 except DualioError as exc:
                     if idle is None or sent or not may_retry(exc, False):
                         raise
-                return await self._held_try(await self._open_held(until), request, until, sent)
+                return await self._held_try(await self._open_held_by(until), request, until, sent)
             finally:
                 self._give_held_slot()
         except DualioError as exc:
@@ -349,6 +349,22 @@ class AsyncCalls:
                 rid = sent[-1] if sent else None
                 notify(on_response,
                        CallFinished(request.method, len(request.args), 0, elapsed, 1, error, rid, number))
+
+    async def _open_held_by(self, until: float) -> AsyncTransport:
+        """A new connection for held commands by ``until``: a connect that fails is tried
+        again as the retry policy allows, after its pause, as every other call's is (a
+        caller looping on BLPOP does not hammer a server that refuses connections)."""
+        series = None
+        while True:
+            try:
+                return await self._open_held(until)
+            except DualioError as exc:
+                if self.retry is None or not may_retry(exc, False):
+                    raise
+                series = series or self.retry.series(until)
+                wait = series.next_delay(exc)  # RetriesExhausted once the series is over
+                log.debug("connecting again for %s in %.3fs after %s", "a held command", wait, exc)
+                await self._pause(wait)
 
     async def _held_try(self, conn: AsyncTransport, request: Request[T], until: float, sent: list[int]) -> T:
         try:

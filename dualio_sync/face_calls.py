@@ -324,11 +324,11 @@ class Calls:
             try:
                 idle = self._idle_held()
                 try:
-                    return self._held_try(idle or self._open_held(until), request, until, sent)
+                    return self._held_try(idle or self._open_held_by(until), request, until, sent)
                 except DualioError as exc:
                     if idle is None or sent or not may_retry(exc, False):
                         raise
-                return self._held_try(self._open_held(until), request, until, sent)
+                return self._held_try(self._open_held_by(until), request, until, sent)
             finally:
                 self._give_held_slot()
         except DualioError as exc:
@@ -344,6 +344,22 @@ class Calls:
                 rid = sent[-1] if sent else None
                 notify(on_response,
                        CallFinished(request.method, len(request.args), 0, elapsed, 1, error, rid, number))
+
+    def _open_held_by(self, until: float) -> BlockingTransport:
+        """A new connection for held commands by ``until``: a connect that fails is tried
+        again as the retry policy allows, after its pause, as every other call's is (a
+        caller looping on BLPOP does not hammer a server that refuses connections)."""
+        series = None
+        while True:
+            try:
+                return self._open_held(until)
+            except DualioError as exc:
+                if self.retry is None or not may_retry(exc, False):
+                    raise
+                series = series or self.retry.series(until)
+                wait = series.next_delay(exc)  # RetriesExhausted once the series is over
+                log.debug("connecting again for %s in %.3fs after %s", "a held command", wait, exc)
+                self._pause(wait)
 
     def _held_try(self, conn: BlockingTransport, request: Request[T], until: float, sent: list[int]) -> T:
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import ssl
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -21,7 +22,17 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from dualio import AuthenticationError, ConnectError, DualioError, DualioTimeout, RemoteError, UsageError
+from dualio import (
+    AuthenticationError,
+    ConnectError,
+    DualioError,
+    DualioTimeout,
+    RemoteError,
+    RetriesExhausted,
+    RetryPolicy,
+    UsageError,
+)
+from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio.redis import Redis as AsyncRedis
 from dualio.redis import RedisError
 from dualio_sync.redis import Redis as SyncRedis
@@ -471,6 +482,34 @@ async def test_a_blpop_given_up_closes_its_connection_and_loses_nothing_pushed_l
     after = await r.execute("CLIENT", "LIST")
     assert after.count(b"cmd=blpop") == before.count(b"cmd=blpop") == 0
     assert await r.lpop(queue) == b"kept"
+
+
+class _Proxied:
+    """A server's address behind a fault proxy, where :func:`connect` takes a server."""
+
+    def __init__(self, proxy: FaultProxy) -> None:
+        self.address = proxy.address
+
+
+async def test_a_held_command_backs_off_when_its_connection_cannot_be_opened(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    """BLPOP runs on a connection of its own: a connect that fails there is tried again
+    after the retry policy's pause, as every other call's reconnect is, not at once (a
+    consumer looping on BLPOP made some 1,000 connects a second to a server that reset
+    them)."""
+    policy = RetryPolicy(attempts=3, base_delay=0.1, max_delay=0.1)
+    with FaultProxy(redis_server.address) as proxy:
+        proxy.set(Toxic("reset_peer"))
+        r = await connect(transport, _Proxied(proxy), lazy=True, retry=policy)  # type: ignore[arg-type]
+        try:
+            started = time.monotonic()
+            with pytest.raises(RetriesExhausted):
+                await r.blpop(key("queue"), wait=0.1, timeout=10)
+            assert time.monotonic() - started >= 3 * 0.05  # three pauses of at least half the delay
+            assert proxy.accepted == 4  # the first try and three more
+        finally:
+            await r.aclose()
 
 
 async def test_held_commands_are_bounded_by_held_connections(
