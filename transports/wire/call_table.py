@@ -145,9 +145,29 @@ class CallTable(Generic[W]):
     """
 
     __slots__ = (
-        "_accepts", "_collected", "_decoder", "_error_kind", "_max_key", "_next_id", "_order",
-        "_order_at_start", "_ordered", "_owed", "_probe", "_probe_behind", "_probe_sent", "_wake",
-        "backlogged", "closing", "dropped", "failure", "handshake", "keepalive", "last_heard", "live",
+        "_accepts",
+        "_collected",
+        "_decoder",
+        "_error_kind",
+        "_max_key",
+        "_next_id",
+        "_order",
+        "_order_at_start",
+        "_ordered",
+        "_owed",
+        "_probe",
+        "_probe_behind",
+        "_probe_sent",
+        "_unusual",
+        "_wake",
+        "backlogged",
+        "closing",
+        "dropped",
+        "failure",
+        "handshake",
+        "keepalive",
+        "last_heard",
+        "live",
         "protocol",
     )
 
@@ -174,6 +194,7 @@ class CallTable(Generic[W]):
         :meth:`enter_order` just before the write."""
         self._owed = b""  # what procedures closed half-way could not send (see owe)
         self._collected: deque[CallState[W]] = deque()  # calls of procedures the collector closed (collect)
+        self._unusual = False  # owed or collected, closing or failed: what a call's start looks at, once
         self.keepalive = keepalive
         self.last_heard = time.monotonic()  # when bytes last arrived
         self._probe: CallState[W] | None = None  # the keepalive PING in flight
@@ -242,10 +263,11 @@ class CallTable(Generic[W]):
         of several commands, on a protocol answered in order, is answered by ``answers``
         messages in order: its result is their payloads joined, whatever their kinds, for
         its decoder to read one by one."""
-        if self.closing or self.failure is not None:
-            self.check_usable()
-        if self._collected:
-            self.settle()
+        owed = b""
+        if self._unusual:
+            if self.closing or self.failure is not None:
+                self.check_usable()
+            owed = self._pay()
         calls = self.live
         rid = self._next_id
         if rid < self._max_key and rid not in calls:
@@ -262,8 +284,8 @@ class CallTable(Generic[W]):
         calls[rid] = state
         if self._order is not None and self._order_at_start and kind in self._ordered:
             self._order.append(rid)
-        if self._owed:
-            data = self.take_owed() + data  # no answer comes for what is owed: the order is unchanged
+        if owed:
+            data = owed + data  # no answer comes for what is owed: the order is unchanged
         return state, data
 
     @property
@@ -298,6 +320,7 @@ class CallTable(Generic[W]):
         next request, which carries it (:meth:`start`); bounded by ``OWED_LIMIT``."""
         if data and self.failure is None and not self.closing and len(self._owed) < OWED_LIMIT:
             self._owed += data
+            self._unusual = True
 
     def collect(self, state: CallState[W]) -> None:
         """The procedure of ``state`` was closed half-way with no driver to perform its
@@ -308,6 +331,7 @@ class CallTable(Generic[W]):
         ahead of the next request. Its request may be on its way (queued for a writer),
         so the call keeps its place until its answer comes and is dropped."""
         self._collected.append(state)
+        self._unusual = True
 
     def settle(self) -> None:
         """Give up the calls :meth:`collect` was told of; what that sends is owed."""
@@ -315,7 +339,10 @@ class CallTable(Generic[W]):
         while collected:
             self.owe(self.give_up(collected.popleft()))
 
-    def take_owed(self) -> bytes:
+    def _pay(self) -> bytes:
+        """What is owed, the calls collected given up first; nothing is owed after."""
+        self._unusual = self.closing or self.failure is not None
+        self.settle()
         owed, self._owed = self._owed, b""
         return owed
 
@@ -378,7 +405,7 @@ class CallTable(Generic[W]):
         """
         if self.failure is not None:
             return self.failure
-        if self._collected:
+        if self._unusual:
             self.settle()
         self.last_heard = time.monotonic()
         try:
@@ -398,7 +425,7 @@ class CallTable(Generic[W]):
         """``count`` bytes were received into :meth:`room`; as :meth:`receive`."""
         if self.failure is not None:
             return self.failure
-        if self._collected:
+        if self._unusual:
             self.settle()
         self.last_heard = time.monotonic()
         try:
@@ -595,6 +622,7 @@ class CallTable(Generic[W]):
         self.backlogged.clear()
         if self.failure is None:
             self.failure = error
+            self._unusual = True
             log.debug("connection failed, %d calls live: %s: %s", self.in_flight, type(error).__name__, error)
         error = self.failure
         live = list(self.live.values())
@@ -613,10 +641,9 @@ class CallTable(Generic[W]):
         when none is due (closed already, or the connection has failed)."""
         if self.closing:
             return b""
-        if self._collected:
-            self.settle()
-        owed = self.take_owed()  # what is owed goes ahead of the goodbye, as of a request
+        owed = self._pay()  # what is owed goes ahead of the goodbye, as of a request
         self.closing = True
+        self._unusual = True
         return b"" if self.failure is not None else owed + self.protocol.goodbye()
 
 
