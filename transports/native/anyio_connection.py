@@ -239,17 +239,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
         """A request joins the batch of the writer holding the lock, if one does (it sends
         what was queued before it lets go): the caller goes on to wait for its answer at
         once, as on asyncio, where a write only fills the transport's buffer."""
-        data = send.data
+        ticket = self._queue(send.data)
         if self._writing:
-            self._queue(data)
             return
         try:
-            await self._write(data, send.until)
+            await self._write_queued(ticket, send.until)
         except BaseException:
-            waiting = next((i for i, frame in enumerate(self._outbox) if frame is data), None)
-            if waiting is not None:  # still queued: take it back, it never left
-                self._outbox[waiting] = b""
-            send.may_have_left = waiting is None
+            send.may_have_left = not self._take_back(ticket)  # still queued: it never left
             if any(self._outbox) and self._table.failure is None:  # a taken-back frame stays as b""
                 await self._send_left()
             raise
@@ -290,7 +286,10 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     def _take_back(self, ticket: int) -> bool:
         """Take the frame queued with ``ticket`` out of the outbox, if no writer has taken
-        it yet: it never left."""
+        it yet: it never left. By its place, never by its bytes: several requests may be
+        one bytes object (a Redis command without arguments is one cached object), and
+        taking back another's would send this one's in its place and shift every answer
+        after it by one."""
         place = ticket - 1 - (self._queued - len(self._outbox))
         if place < 0 or not self._outbox[place]:
             return False
@@ -304,7 +303,12 @@ class AnyioConnection(ConnectionFacts[_Event]):
         return self._queued
 
     async def _write(self, data: bytes, until: float) -> None:
-        """Put one whole frame on the wire, or fail the connection: never half a frame.
+        """:meth:`_write_queued`, ``data`` queued first."""
+        await self._write_queued(self._queue(data), until)
+
+    async def _write_queued(self, ticket: int, until: float) -> None:
+        """Put the frame queued with ``ticket`` on the wire (with all queued before it), or
+        fail the connection: never half a frame.
 
         Frames queued meanwhile (requests join without waiting for the lock) go out
         together with the next send (one system call for many requests). A send interrupted
@@ -312,7 +316,6 @@ class AnyioConnection(ConnectionFacts[_Event]):
         nothing for ``WRITE_STALL_LIMIT``) may have cut a frame, so it fails the
         connection: a cancelled caller is never held by a peer that does not read.
         """
-        ticket = self._queue(data)
         try:
             self._write_lock.acquire_nowait()
         except anyio.WouldBlock:
