@@ -8,7 +8,8 @@ on the reference server), behind a fault proxy whose weather changes every few h
 milliseconds: latency, slicing, a connection cut after some bytes, a reset, a stall that
 drops, half-open (the server vanishes without a word), and, on Redis, a server restart.
 On one client at once: workers calling with a token of their own (some with a short
-timeout, some cancelled from outside at a random moment), and on Redis a subscriber that
+timeout, some cancelled from outside at a random moment; on Redis a fifth of the calls are
+DBSIZE, whose requests are all one bytes object), and on Redis a subscriber that
 comes and goes on the same client while a publisher publishes. The last quarter of the
 run (``FAIR`` seconds after ``--seconds`` of faults) is fair weather: each subscriber
 must then hear a message (a subscription that stopped without an error is *silent*).
@@ -68,6 +69,9 @@ WEATHER = (
     Toxic("bandwidth", 20_000), Toxic("slow_close", 0.2),
 )
 RESTART = "restart"
+COUNT = b"#"
+"""A worker's token for DBSIZE (an int is its answer): every request of a command without
+arguments is one bytes object, which must not make one caller's request another's."""
 ESCAPE_LOGGERS = ("trio.async_generator_errors", "asyncio")
 """Where trio (an async generator's finaliser) and asyncio report what nobody caught."""
 
@@ -231,7 +235,8 @@ async def _async_run(tally: Tally, address: tuple[str, int], options: dict[str, 
             call = 0
             while time.monotonic() < until:
                 call += 1
-                token = f"w{number}.{call}".encode()
+                counting = tally.wire == "redis" and rng.random() < 0.2
+                token = COUNT if counting else f"w{number}.{call}".encode()
                 roll = rng.random()
                 tally.calls += 1
                 try:
@@ -308,12 +313,14 @@ def _on_asyncio() -> bool:
 async def _echo(client: Any, wire: str, token: bytes, timeout: float | None) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
     if wire == "redis":
+        if token == COUNT:
+            return await client.execute("DBSIZE", **extra)
         return await client.execute("ECHO", token, **extra)
     return await client.echo(token, **extra)
 
 
 def _check(tally: Tally, token: bytes, got: Any) -> None:
-    if got == token:
+    if got == token or (token == COUNT and type(got) is int):
         tally.ok += 1
     else:
         tally.wrong_answer(f"{token!r} got {got!r:.80}")
@@ -343,14 +350,15 @@ def _sync_run(tally: Tally, address: tuple[str, int], options: dict[str, Any], u
         call = 0
         while time.monotonic() < until:
             call += 1
-            token = f"w{number}.{call}".encode()
+            token = COUNT if tally.wire == "redis" and choose() < 0.2 else f"w{number}.{call}".encode()
             roll = choose()
             with lock:
                 tally.calls += 1
             try:
                 timeout = rng.uniform(0.001, 0.03) if roll < 0.3 else TIMEOUT
                 if tally.wire == "redis":
-                    got = client.execute("ECHO", token, timeout=timeout)
+                    command = ("DBSIZE",) if token == COUNT else ("ECHO", token)
+                    got = client.execute(*command, timeout=timeout)
                 elif roll > 0.95:
                     count = 1 + int(roll * 100) % 4
                     words = list(client.words(count))
