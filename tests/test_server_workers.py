@@ -311,6 +311,7 @@ def test_the_lab_reads_a_processs_cpu_time_to_the_nanosecond_with_its_ended_thre
     finally:
         child.kill()
         child.wait()
+        child.stdout.close()  # type: ignore[union-attr]
     assert server_process._clock_seconds(child.pid) is None  # gone: no clock, no error
 
 

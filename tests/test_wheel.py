@@ -131,4 +131,4 @@ def test_the_wheel_works_in_a_fresh_virtualenv_outside_the_repository(
         assert out.stdout.strip() == "both faces answered; no 'transports' module"
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        server.communicate(timeout=10)  # waits, and closes its pipes

@@ -237,6 +237,9 @@ class ServerProcess:
             process.wait()
             if not isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
                 raise
+        finally:
+            if process.stdout is not None:
+                process.stdout.close()  # the pipe its port was read from
 
     def __enter__(self) -> ServerProcess:
         return self.start()
