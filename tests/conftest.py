@@ -33,14 +33,18 @@ class ServerProcess:
         return self.log[mark:]
 
     def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                return self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                return self.process.wait()
-        return self.process.returncode
+        try:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    return self.process.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    return self.process.wait()
+            return self.process.returncode
+        finally:
+            if self.process.stdout is not None:
+                self.process.stdout.close()  # read for its first line only; stderr is the pump's
 
 
 _STARTED: list[subprocess.Popen[str]] = []
@@ -128,8 +132,9 @@ def start_server(
     stderr = process.stderr
 
     def pump() -> None:
-        for text in stderr:
-            server.log.append(text.rstrip("\n"))
+        with stderr:  # closed at its end, when the server has exited
+            for text in stderr:
+                server.log.append(text.rstrip("\n"))
 
     threading.Thread(target=pump, daemon=True).start()
     return server

@@ -67,7 +67,11 @@ class RawClient:
             sock = tls.wrap_socket(sock, server_hostname=server.host)
         self.sock = sock
         self._next = 0
-        handshake(sock, token)
+        try:
+            handshake(sock, token)
+        except BaseException:  # refused (BUSY), or no answer: the socket is not left open
+            sock.close()
+            raise
 
     def call(self, method: str, args: bytes) -> Frame:
         self._next += 1

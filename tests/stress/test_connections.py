@@ -232,8 +232,10 @@ def test_connection_cap_refuses_with_busy(model: str) -> None:
         while True:  # the threaded model frees a slot when the handler thread has ended
             try:
                 fresh = RawClient(server, timeout=5)
-                assert fresh.echo(b"room again") == b"room again"
-                fresh.close()
+                try:
+                    assert fresh.echo(b"room again") == b"room again"
+                finally:
+                    fresh.close()
                 break
             except (AssertionError, EOFError, OSError):
                 assert time.monotonic() < deadline, "no room after closing connections"
