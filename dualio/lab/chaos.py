@@ -123,6 +123,10 @@ class _Server:
         self.wire = wire
         self._redis: Any = None
         self._v1: Any = None
+        # the faults make the server log every cut connection: the run's counts are its report
+        self._log = logging.getLogger("dualio.server")
+        self._level = self._log.level
+        self._log.setLevel(logging.CRITICAL)
         self.address = self._start(None)
 
     def _start(self, port: int | None) -> tuple[str, int]:
@@ -144,6 +148,7 @@ class _Server:
         self._start(self.address[1])
 
     def stop(self) -> None:
+        self._log.setLevel(self._level)
         if self._redis is not None:
             self._redis.stop()
             self._redis = None
