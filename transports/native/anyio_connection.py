@@ -45,6 +45,7 @@ from dualio_transports.wire.timing import grace_deadline, idle_read_deadline
 T = TypeVar("T")
 R = TypeVar("R")
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
+_RECEIVE_SIZE = 65536  # what one read takes at most (as anyio's streams)
 
 
 class _Event(Protocol):
@@ -84,6 +85,32 @@ def _wake(call: LiveCall) -> None:
         call.waiter.set()
 
 
+def _send_now(sock: socket.socket, data: bytes) -> int:
+    """Bytes of ``data`` a non-blocking socket took at once (none when it has no room)."""
+    try:
+        return sock.send(data)
+    except BlockingIOError:
+        return 0
+
+
+async def _trio_receive(sock: socket.socket) -> bytes:
+    """trio: wait until the socket is readable, then take what came (b"": its end). A
+    socket closed by another task meanwhile raises anyio's ``ClosedResourceError``."""
+    import trio
+
+    while True:
+        if sock.fileno() < 0:  # closed before the wait began
+            raise anyio.ClosedResourceError
+        try:
+            await trio.lowlevel.wait_readable(sock)
+        except trio.ClosedResourceError:
+            raise anyio.ClosedResourceError from None
+        try:
+            return sock.recv(_RECEIVE_SIZE)
+        except BlockingIOError:  # another reader took it, or the kernel woke us early
+            continue
+
+
 class AnyioConnection(ConnectionFacts[_Event]):
     """A connected, handshaken connection. Use from the loop (and task) that opened it."""
 
@@ -113,10 +140,20 @@ class AnyioConnection(ConnectionFacts[_Event]):
         self._clock: Callable[[], float] = anyio.current_time
         self._scope_type: Callable[..., _Scope] = anyio.CancelScope
         self._event_type: Callable[[], _Event] = anyio.Event
+        self._checkpoint_if_cancelled: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint_if_cancelled
+        # What is written without waiting, and how a read waits and takes what came: on
+        # trio over plain TCP, on the socket itself (trio's stream checkpoints after each
+        # send and each receive that did not wait, an extra pass of its scheduler per call).
+        self._send_now: Callable[[bytes], int] | None = None
+        self._receive: Callable[[], Awaitable[bytes]] = stream.receive
         if self.loop.backend == "trio":
             import trio
 
             self._clock, self._scope_type, self._event_type = trio.current_time, trio.CancelScope, trio.Event
+            self._checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
+            if self._raw is not None and options.tls is None:
+                self._send_now = functools.partial(_send_now, self._raw)
+                self._receive = functools.partial(_trio_receive, self._raw)
 
     def _until(self, until: float) -> _Scope:
         """A cancel scope that ends at ``until`` (a ``time.monotonic()`` deadline)."""
@@ -316,6 +353,14 @@ class AnyioConnection(ConnectionFacts[_Event]):
         nothing for ``WRITE_STALL_LIMIT``) may have cut a frame, so it fails the
         connection: a cancelled caller is never held by a peer that does not read.
         """
+        write: FrameWrite | None = None
+        if self._send_now is not None and not self._writing and self._table.in_flight <= 1:
+            try:
+                write = self._write_now(ticket, until)
+            except OSError as exc:
+                raise await self._teardown(failures.broken(exc)) from exc
+            if write is None:
+                return
         try:
             self._write_lock.acquire_nowait()
         except anyio.WouldBlock:
@@ -331,18 +376,21 @@ class AnyioConnection(ConnectionFacts[_Event]):
                 # Frames queued as the lock passed to us, by callers that did not wait for
                 # it (a CANCEL, a PING): nobody else will send them.
                 until = grace_deadline()
+            if write is not None:  # a batch _write_now began: the rest waits for room
+                await self._send_pieces(write)
+                self._sent = write.upto
             if self._table.failure is not None:
                 self._table.check_usable()
             while self._sent < self._queued:  # frames queued while a batch went out follow it
-                await anyio.lowlevel.checkpoint_if_cancelled()  # nothing of this batch has left yet
+                await self._checkpoint_if_cancelled()  # nothing of this batch has left yet
                 left = seconds_left(until)
                 if left is not None and left <= 0:
                     raise failures.write_timeout()  # nothing of this batch has left: it stays queued
                 batch = self._outbox[0] if len(self._outbox) == 1 else b"".join(self._outbox)
                 self._outbox.clear()
-                upto = self._queued
-                await self._send_pieces(batch, until, left)
-                self._sent = upto
+                write = FrameWrite(batch, until, left, upto=self._queued)
+                await self._send_pieces(write)
+                self._sent = write.upto
         except DualioError:
             raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
@@ -351,16 +399,40 @@ class AnyioConnection(ConnectionFacts[_Event]):
             self._writing = False
             self._write_lock.release()
 
-    async def _send_pieces(self, batch: bytes, until: float, left: float | None) -> None:
-        """Send ``batch`` by the rules of :class:`FrameWrite`, a piece at a time (a stream
-        does not say how much of a send it began went out: an interrupted piece may be cut).
-        The first piece may take ``left`` seconds, measured before the batch left the queue:
-        measured again here, it could be past already, and a scope past its end cancels a
-        send before it begins, which would count as a cut frame."""
-        write = FrameWrite(batch, until, left)
+    def _write_now(self, ticket: int, until: float) -> FrameWrite | None:
+        """A lone call (no other in flight, nobody writing), on a socket of its own: the
+        queue sent at once, with no lock and no wait (nothing else runs meanwhile). None
+        when all of it left; else the batch begun, for the writer to finish once the
+        socket has room. With other calls in flight, a writer sends through the stream,
+        whose send lets them run once before the next batch, so their requests join it."""
+        if self._sent >= ticket:
+            return None  # ours went with the writer before us, who sent all queued
+        if self._table.failure is not None:
+            self._table.check_usable()
+        left = seconds_left(until)
+        if left is not None and left <= 0:
+            raise failures.write_timeout()  # nothing of it left: it stays queued
+        outbox = self._outbox
+        batch = outbox[0] if len(outbox) == 1 else b"".join(outbox)
+        write = FrameWrite(batch, until, left, upto=self._queued)
+        write.sent(self._send_now(batch))  # type: ignore[misc]
+        outbox.clear()
+        if write.finished:
+            self._sent = write.upto
+            return None
+        return write
+
+    async def _send_pieces(self, write: FrameWrite) -> None:
+        """Send the rest of a batch by the rules of :class:`FrameWrite`, a piece at a time (a
+        stream does not say how much of a send it began went out: an interrupted piece may
+        be cut). The first piece may take ``write.first_wait`` seconds, measured before the
+        batch left the queue: measured again here, it could be past already, and a scope past
+        its end cancels a send before it begins, which would count as a cut frame."""
+        batch = write.data
         try:
             while not write.finished:
-                piece = batch if len(batch) <= _WRITE_PIECE else bytes(write.rest[:_WRITE_PIECE])
+                whole = not write.done and len(batch) <= _WRITE_PIECE
+                piece = batch if whole else bytes(write.rest[:_WRITE_PIECE])
                 with self._until(write.wait_until()) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
@@ -470,13 +542,15 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     async def _read_some(self) -> None:
         try:
-            data = await self._stream.receive()
+            data = await self._receive()
         except anyio.EndOfStream:
             await self._teardown(failures.peer_closed())
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ssl.SSLError) as exc:
             await self._teardown(failures.broken(exc))
         else:
-            if self._table.receive(data) is not None:
+            if not data:  # a socket's end (a stream says so with EndOfStream)
+                await self._teardown(failures.peer_closed())
+            elif self._table.receive(data) is not None:
                 await self._teardown(self._table.failure)  # type: ignore[arg-type]
 
     # -- closing --------------------------------------------------------------------

@@ -32,12 +32,13 @@ class FrameWrite:
     batch had as it left a queue, for a writer whose send begins only when its wait does:
     a wait already over would give up a send that never began)."""
 
-    __slots__ = ("_stall_at", "data", "done", "first_wait", "until")
+    __slots__ = ("_stall_at", "data", "done", "first_wait", "until", "upto")
 
-    def __init__(self, data: bytes, until: float, first_wait: float | None = None) -> None:
+    def __init__(self, data: bytes, until: float, first_wait: float | None = None, upto: int = 0) -> None:
         self.data = data
         self.until = until
         self.first_wait = first_wait
+        self.upto = upto  # for a writer that numbers its frames: how many are sent once this is
         self.done = 0  # bytes of ``data`` on the wire
         self._stall_at = 0.0
 

@@ -179,7 +179,7 @@ async def native_dualio(calls: int, in_flight: int, clock: Clock) -> float:
 
 # -- trio ----------------------------------------------------------------------------------
 
-async def _per_call_trio(call: Callable[[], Awaitable[bytes]], calls: int, in_flight: int,
+async def _per_call_trio(call: Callable[[], Awaitable[bytes | None]], calls: int, in_flight: int,
                          clock: Clock) -> float:
     import trio
 

@@ -15,6 +15,7 @@ valgrind: only the client's instructions are counted. It is stopped by its PID a
 - ``redis-sync``: ``dualio_sync.redis.Redis.get``, the blocking transport, one GET at a time;
 - ``redis-native``: ``dualio.redis.Redis.get`` on asyncio (``transport="native"``), one at a time;
 - ``redis-native-100``: the same with 100 GETs in flight on the one connection, per GET;
+- ``redis-trio``: ``dualio.redis.Redis.get`` on trio (the anyio transport), one at a time;
 - ``redis-raw``: the floor, a blocking socket: send the GET, recv its reply, read the
   bulk string.
 
@@ -86,6 +87,8 @@ DUALIO = {figure.name: figure for figure in (
            "native_get", (1,), module=MODULE),
     Figure("redis-native-100", "dualio.redis.Redis.get, asyncio native, 100 in flight on one connection",
            "redis-raw", "native_get", (100,), module=MODULE),
+    Figure("redis-trio", "dualio.redis.Redis.get on trio (the anyio transport), 1 in flight", "redis-raw",
+           "trio_get", (1,), module=MODULE),
     Figure("redis-raw", "a blocking socket: send GET, recv, read the bulk string", None, "raw_get",
            module=MODULE),
 )}
@@ -156,6 +159,20 @@ async def native_get(calls: int, in_flight: int, clock: Clock) -> float:
     async with AsyncRedis(*_address()) as redis:
         get = redis.get
         return await _per_call(lambda: get(KEY), calls, in_flight, clock)
+
+
+def trio_get(calls: int, in_flight: int, clock: Clock) -> float:
+    """``dualio.redis.Redis.get`` on trio, ``in_flight`` at a time."""
+    from dualio.lab.instructions.call_loops import _per_call_trio, _seeded_trio
+
+    trio = _seeded_trio()
+
+    async def main() -> float:
+        async with AsyncRedis(*_address()) as redis:
+            get = redis.get
+            return await _per_call_trio(lambda: get(KEY), calls, in_flight, clock)
+
+    return float(trio.run(main))
 
 
 # -- the peers' loops (imported only when their figure runs) --------------------------------
