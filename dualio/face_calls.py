@@ -164,7 +164,7 @@ class AsyncCalls:
             return await transport.call(request, until, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, request.idempotent):
-                raise _named(exc, request.method, sent) from exc.__cause__
+                raise _named(exc, request.method, sent)  # noqa: B904  (a copy: its cause is the original's)
             return await self._attempts(request, until, exc)
 
     async def _attempts(
@@ -196,7 +196,7 @@ class AsyncCalls:
                             number,
                             )
                             notify(on_response, failed)
-                        raise final from exc.__cause__
+                        raise final  # noqa: B904
                     log.debug("retrying %s in %.3fs after %s: %s",
                               request.method, wait, type(error).__name__, error)
                     await self._pause(wait)
@@ -262,7 +262,7 @@ class AsyncCalls:
                     items = transport.stream(request, until, each, sent=sent)
                 except DualioError as exc:
                     final = _named(exc, request.method, sent)
-                    raise final from exc.__cause__
+                    raise final  # noqa: B904
                 try:
                     async for item in items:
                         delivered += 1
@@ -278,7 +278,7 @@ class AsyncCalls:
                             wait = series.next_delay(exc)
                         except DualioError as exhausted:
                             final = _named(exhausted, request.method, sent)
-                            raise final from exhausted.__cause__
+                            raise final  # noqa: B904
                         log.debug("retrying %s in %.3fs after %s: %s",
                                   request.method, wait, type(exc).__name__, exc)
                         await self._pause(wait)
@@ -290,7 +290,7 @@ class AsyncCalls:
                         final = _named(interrupted, request.method, sent)
                         raise final from exc
                     final = _named(exc, request.method, sent)
-                    raise final from exc.__cause__
+                    raise final  # noqa: B904
                 finally:
                     await items.aclose()
         except GeneratorExit:
@@ -338,7 +338,7 @@ class AsyncCalls:
                 self._give_held_slot()
         except DualioError as exc:
             final = _named(exc, request.method, sent)
-            raise final from exc.__cause__
+            raise final  # noqa: B904
         except BaseException as exc:
             final = exc
             raise

@@ -159,7 +159,7 @@ class Calls:
             return transport.call(request, until, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, request.idempotent):
-                raise _named(exc, request.method, sent) from exc.__cause__
+                raise _named(exc, request.method, sent)  # noqa: B904  (a copy: its cause is the original's)
             return self._attempts(request, until, exc)
 
     def _attempts(
@@ -191,7 +191,7 @@ class Calls:
                             number,
                             )
                             notify(on_response, failed)
-                        raise final from exc.__cause__
+                        raise final  # noqa: B904
                     log.debug("retrying %s in %.3fs after %s: %s",
                               request.method, wait, type(error).__name__, error)
                     self._pause(wait)
@@ -257,7 +257,7 @@ class Calls:
                     items = transport.stream(request, until, each, sent=sent)
                 except DualioError as exc:
                     final = _named(exc, request.method, sent)
-                    raise final from exc.__cause__
+                    raise final  # noqa: B904
                 try:
                     for item in items:
                         delivered += 1
@@ -273,7 +273,7 @@ class Calls:
                             wait = series.next_delay(exc)
                         except DualioError as exhausted:
                             final = _named(exhausted, request.method, sent)
-                            raise final from exhausted.__cause__
+                            raise final  # noqa: B904
                         log.debug("retrying %s in %.3fs after %s: %s",
                                   request.method, wait, type(exc).__name__, exc)
                         self._pause(wait)
@@ -285,7 +285,7 @@ class Calls:
                         final = _named(interrupted, request.method, sent)
                         raise final from exc
                     final = _named(exc, request.method, sent)
-                    raise final from exc.__cause__
+                    raise final  # noqa: B904
                 finally:
                     items.close()
         except GeneratorExit:
@@ -333,7 +333,7 @@ class Calls:
                 self._give_held_slot()
         except DualioError as exc:
             final = _named(exc, request.method, sent)
-            raise final from exc.__cause__
+            raise final  # noqa: B904
         except BaseException as exc:
             final = exc
             raise

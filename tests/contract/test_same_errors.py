@@ -19,6 +19,7 @@ import pytest
 
 from dualio import DualioError
 from dualio_transports.dualio_protocol.frames import FrameKind
+from dualio_transports.wire.errors import causes
 from tests.conftest import ServerProcess
 from tests.contract.faces import TRANSPORTS, UVLOOP, Transport
 from tests.scripted_peer import ScriptedPeer, drain, expect, hang_up, reset, stall
@@ -42,10 +43,9 @@ def observed(error: BaseException | None) -> Observed:
 def socket_error(error: BaseException | None) -> str:
     """The first ``OSError`` in ``error``'s chain of causes that is not a dualio error (a
     ``ConnectError`` is a ``ConnectionError`` too), by type: what broke the socket."""
-    while error is not None:
-        if isinstance(error, OSError) and not isinstance(error, DualioError):
-            return type(error).__name__
-        error = error.__cause__
+    for link in causes(error):
+        if isinstance(link, OSError) and not isinstance(link, DualioError):
+            return type(link).__name__
     return "no OSError among the causes"
 
 

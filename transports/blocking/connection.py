@@ -659,7 +659,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         except ssl.SSLWantReadError:
             sent, event = 0, selectors.EVENT_READ
         except OSError as exc:
-            raise self._broken(failures.broken(exc)) from exc
+            raise self._broken(failures.broken(exc))  # noqa: B904  (its cause is set)
         write = FrameWrite(data, until)
         write.sent(sent)
         try:
@@ -687,7 +687,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 except ssl.SSLWantReadError:
                     event = selectors.EVENT_READ
                 except OSError as exc:
-                    raise self._broken(failures.broken(exc)) from exc
+                    raise self._broken(failures.broken(exc))  # noqa: B904  (its cause is set)
         except DualioError:
             raise
         except BaseException:

@@ -358,7 +358,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             try:
                 write = self._write_now(ticket, until)
             except OSError as exc:
-                raise await self._teardown(failures.broken(exc)) from exc
+                raise await self._teardown(failures.broken(exc))  # noqa: B904  (its cause is set)
             if write is None:
                 return
         try:
@@ -394,7 +394,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         except DualioError:
             raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            raise await self._teardown(failures.broken(exc)) from exc
+            raise await self._teardown(failures.broken(exc))  # noqa: B904  (its cause is set)
         finally:
             self._writing = False
             self._write_lock.release()

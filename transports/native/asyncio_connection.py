@@ -41,7 +41,7 @@ from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.frame_write import buffer_stalled
 from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import PING, Request, StreamRequest
-from dualio_transports.wire.timing import CLOSE_GRACE, keepalive_timer
+from dualio_transports.wire.timing import CLOSE_GRACE, KEEPALIVE_SLACK
 
 T = TypeVar("T")
 _BATCH_FRAMES = 256
@@ -262,7 +262,16 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
             if self._table.failure is not None:
                 return
         if not self._table.closed:
-            self._keepalive_at = self._loop_time(keepalive_timer(self._table))
+            self._keepalive_at = self._loop_time(self._keepalive_timer())
+
+    def _keepalive_timer(self) -> float:
+        """When the timer looks next (this transport's timer, not its waiting callers, keeps
+        the keepalive schedule): :data:`KEEPALIVE_SLACK` after the table's next check is
+        due; :data:`NO_DEADLINE` when none is planned."""
+        check = self._table.next_keepalive_check()
+        if check is None:
+            return NO_DEADLINE
+        return max(check, time.monotonic()) + KEEPALIVE_SLACK
 
     # -- calls --------------------------------------------------------------------
 

@@ -47,14 +47,15 @@ class DualioError(Exception):
 
     def for_call(self, method: str, request_id: int | None) -> Self:
         """This error as one call raises it: a copy that names the call (one error may
-        end many calls, so it is never changed itself). The traceback notes it too."""
+        end many calls, so it is never changed itself), with the original's cause. The
+        traceback notes it too."""
         cls = type(self)
         error = cls.__new__(cls)
         error.args = self.args
         error.__dict__.update(self.__dict__)
         error.__cause__ = self.__cause__
         error.__context__ = self.__context__
-        error.__suppress_context__ = self.__suppress_context__
+        error.__suppress_context__ = True  # raised while its original is handled: not shown again
         error.__traceback__ = self.__traceback__
         error.method, error.request_id = method, request_id
         sent = "never sent" if request_id is None else f"request id {request_id}"
@@ -162,3 +163,20 @@ def short(value: float) -> str:
     """``repr(value)``, unless it is an int too long to read."""
     text = repr(value)
     return text if len(text) <= 24 else f"an int of {len(text)} digits"
+
+
+def causes(error: BaseException | None) -> list[BaseException]:
+    """``error`` and what caused it, outermost first: each link's ``__cause__``, and for
+    :class:`RetriesExhausted` without one, its last try's error. The one walk of a chain
+    of causes (what broke a socket, what limit a failure hit); a chain that loops ends
+    where it would repeat."""
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        chain.append(error)
+        seen.add(id(error))
+        cause = error.__cause__
+        if cause is None and isinstance(error, RetriesExhausted) and error.errors:
+            cause = error.errors[-1]
+        error = cause
+    return chain

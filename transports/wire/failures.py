@@ -12,6 +12,7 @@ from dualio_transports.wire.errors import (
     ConnectionLost,
     ConnectTimeout,
     DualioTimeout,
+    causes,
 )
 
 
@@ -61,7 +62,8 @@ def peer_closed() -> ConnectionLost:
 
 def broken(exc: BaseException) -> ConnectionLost:
     """The failure of a connection whose socket failed with ``exc``, which it keeps as
-    its cause (where the failure is stored and raised later, not raised ``from`` it)."""
+    its cause, set here once: the failure is stored and may end many calls, so it is
+    raised as it is, never ``from`` anything."""
     lost = ConnectionLost(f"the connection broke: {_socket_error_text(exc)}")
     lost.__cause__ = exc
     return lost
@@ -69,10 +71,8 @@ def broken(exc: BaseException) -> ConnectionLost:
 
 def _socket_error_text(exc: BaseException) -> str:
     """What the socket said, where ``exc`` wraps it (anyio's BrokenResourceError says nothing)."""
-    found: BaseException | None = exc
-    while found is not None and not isinstance(found, OSError):
-        found = found.__cause__
-    return str(found or exc) or type(exc).__name__
+    found = next((link for link in causes(exc) if isinstance(link, OSError)), exc)
+    return str(found) or type(exc).__name__
 
 
 def given_up_while_held(call: str) -> ConnectionLost:

@@ -4,12 +4,8 @@ written once (a call's own time is its deadline, :mod:`dualio_transports.wire.de
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
 
 from dualio_transports.wire.deadline import NO_DEADLINE, deadline
-
-if TYPE_CHECKING:
-    from dualio_transports.wire.call_table import CallTable
 
 WRITE_STALL_LIMIT = 10.0
 """Seconds a write may make no progress (the peer does not read) before the connection is
@@ -60,12 +56,3 @@ def idle_read_deadline(until: float) -> float:
     """The deadline of reading what came while idle, before a call that must end by ``until``."""
     return at_most(until, IDLE_READ)
 
-
-def keepalive_timer(table: CallTable[Any]) -> float:
-    """When a transport whose timer keeps the keepalive schedule (rather than its waiting
-    callers) looks next: :data:`KEEPALIVE_SLACK` after the table's next check is due;
-    :data:`NO_DEADLINE` when none is planned."""
-    check = table.next_keepalive_check()
-    if check is None:
-        return NO_DEADLINE
-    return max(check, time.monotonic()) + KEEPALIVE_SLACK

@@ -61,8 +61,9 @@ from dualio.lab.bench.workloads import Workload
 from dualio.lab.common import metadata
 from dualio.lab.common.redis_server import unavailable
 from dualio.server.fd_limit import raise_fd_limit
-from dualio_sync import Client, ConnectError, DualioError, DualioTimeout, RetriesExhausted
+from dualio_sync import Client, ConnectError, DualioError, DualioTimeout
 from dualio_transports.dualio_protocol.methods import ServerStats
+from dualio_transports.wire.errors import causes
 
 _BUILDERS: dict[str, Callable[[Plan, list[Mode], list[str]], Iterator[Job]]] = {
     "throughput": throughput,
@@ -114,13 +115,7 @@ def server_stats(client: StatsSource, each: float = 10.0, patience: float = STAT
 
 def _refused(error: BaseException | None) -> bool:
     """Whether the last try behind ``error`` found nothing listening."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, ConnectionRefusedError):
-            return True
-        seen.add(id(error))
-        error = error.errors[-1] if isinstance(error, RetriesExhausted) and error.errors else error.__cause__
-    return False
+    return any(isinstance(link, ConnectionRefusedError) for link in causes(error))
 
 
 class ServerGone(Exception):

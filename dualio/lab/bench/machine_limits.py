@@ -6,6 +6,8 @@ import errno
 import resource
 from pathlib import Path
 
+from dualio_transports.wire.errors import causes
+
 
 class ThreadsNotStarted(RuntimeError):
     """Not every thread of a round started within its set-up time: the machine's limit."""
@@ -19,7 +21,7 @@ def _read(path: str) -> str:
 
 
 def _root_cause(exc: BaseException) -> BaseException:
-    return _causes(exc)[-1]
+    return causes(exc)[-1]
 
 
 def is_limit(exc: BaseException) -> bool:
@@ -32,7 +34,7 @@ def is_limit(exc: BaseException) -> bool:
         code in (errno.EMFILE, errno.ENFILE, errno.EADDRNOTAVAIL, errno.ECONNREFUSED)
         or isinstance(cause, ThreadsNotStarted)
         or (isinstance(cause, RuntimeError) and "thread" in str(cause))
-        or any(isinstance(link, ConnectTimeout) for link in _causes(exc))  # retried or not
+        or any(isinstance(link, ConnectTimeout) for link in causes(exc))  # retried or not
         or _reset_in_handshake(exc)
     )
 
@@ -42,17 +44,9 @@ def _reset_in_handshake(exc: BaseException) -> bool:
     queue overflowed does to a connection the kernel had half taken (no call was made)."""
     from dualio import ConnectError
 
-    links = _causes(exc)
+    links = causes(exc)
     return getattr(links[-1], "errno", None) == errno.ECONNRESET and any(
         isinstance(link, ConnectError) for link in links)
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and the chain of its ``__cause__``, outermost first."""
-    chain = [exc]
-    while chain[-1].__cause__ is not None:
-        chain.append(chain[-1].__cause__)
-    return chain
 
 
 def explain(exc: BaseException) -> str:

@@ -30,6 +30,7 @@ from dualio.lab.peers import asyncio_client
 from dualio_sync import Client
 from dualio_transports.dualio_protocol.blob import blob_bytes
 from dualio_transports.emulation.adapter import default_workers
+from dualio_transports.wire.errors import causes
 
 ANYIO_DEFAULT_TOKENS = 40
 
@@ -38,10 +39,7 @@ RETRIES = 5
 
 
 def _transient(exc: BaseException) -> bool:
-    cause = exc
-    while cause.__cause__ is not None:
-        cause = cause.__cause__
-    return getattr(cause, "errno", None) in (
+    return getattr(causes(exc)[-1], "errno", None) in (
         errno.ECONNREFUSED, errno.ECONNRESET, errno.ETIMEDOUT, errno.EAGAIN
     )
 
