@@ -22,7 +22,8 @@ def _imports(path: Path) -> set[str]:
             elif node.module.startswith(PACKAGE + "."):
                 found.add(node.module.removeprefix(PACKAGE + "."))
         elif isinstance(node, ast.Import):
-            found |= {a.name.removeprefix(PACKAGE + ".") for a in node.names if a.name.startswith(PACKAGE + ".")}
+            names = (alias.name for alias in node.names)
+            found |= {name.removeprefix(PACKAGE + ".") for name in names if name.startswith(PACKAGE + ".")}
     return found - {path.stem}
 
 

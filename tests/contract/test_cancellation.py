@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 import anyio
 import pytest
 
-from dualio import ErrorCode, RetryPolicy
+from dualio import CallCancelled, ErrorCode, RetryPolicy
 from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio_sync import Client
 from dualio_transports.dualio_protocol.frames import FrameKind
@@ -22,7 +22,7 @@ from dualio_transports.dualio_protocol.methods import word_at
 from tests.conftest import ServerProcess
 from tests.contract.faces import Face, Transport
 from tests.contract.fault_matrix import BIG
-from tests.contract.helpers import TIMER_SLACK, frame_arrives, peer_finishes
+from tests.contract.helpers import TIMER_SLACK, call_table, frame_arrives, peer_finishes
 from tests.scripted_peer import ScriptedPeer, drain, echo_back, expect, reply, reply_error, stream_items
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(20)]
@@ -144,6 +144,44 @@ async def test_leaving_a_stream_early_sends_cancel(transport: Transport, scripte
     assert peer.kinds == [FrameKind.HELLO, FrameKind.REQUEST, FrameKind.CANCEL, FrameKind.REQUEST,
                           FrameKind.CLOSE]
 
+
+async def test_a_cancel_owed_by_a_call_given_up_unseen_goes_ahead_of_the_next_request(
+    transport: Transport, scripted: Scripted
+) -> None:
+    """A call whose procedure the garbage collector closed, with no driver to perform what
+    giving it up sends: the call table gives it up at the connection's next use, and the
+    CANCEL it owes goes out ahead of the next request, on every transport (the table hands
+    it over with that request's bytes; no driver has code of its own for it). Its waiting
+    caller ends with CallCancelled; its late answer is dropped."""
+    peer = scripted(
+        expect(FrameKind.REQUEST), expect(FrameKind.CANCEL, same_id=True), reply(FrameKind.RESPONSE, b"late"),
+        expect(FrameKind.REQUEST), echo_back(), drain(),
+    )
+    client = await transport.connect(peer.address, timeout=5, keepalive=None)
+    ended: list[object] = []
+
+    async def first() -> None:
+        try:
+            ended.append(await client.echo(b"first"))
+        except CallCancelled as exc:
+            ended.append(exc)
+
+    try:
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(first)
+                assert await frame_arrives(peer, FrameKind.REQUEST)
+                table = call_table(client)
+                [call] = [state for state in list(table.live.values()) if state.method == "echo"]
+                table.collect(call)  # what closing its procedure half-way does
+                assert await client.echo(b"second") == b"second"
+        assert len(ended) == 1 and isinstance(ended[0], CallCancelled), ended
+        assert not client.closed
+    finally:
+        await client.aclose()
+    assert await peer_finishes(peer)
+    assert peer.kinds == [FrameKind.HELLO, FrameKind.REQUEST, FrameKind.CANCEL, FrameKind.REQUEST,
+                          FrameKind.CLOSE]
 
 
 @pytest.mark.async_only

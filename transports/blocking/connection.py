@@ -470,8 +470,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 if failure is not None:
                     self._table.fail(failure)
                 elif data:
-                    failure = (self._table.received(data) if isinstance(data, int)
-                               else self._table.receive(data))
+                    failure = self._table.receive(data)
                 routed = True
                 if failure is not None:
                     self._shutdown_socket()

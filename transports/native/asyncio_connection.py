@@ -151,10 +151,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
 
     def buffer_updated(self, nbytes: int) -> None:
         table = self._table
-        if self._into_room:
-            failure = table.received(nbytes)
-        else:
-            failure = table.receive(self._read_view[:nbytes].tobytes())
+        failure = table.receive(nbytes if self._into_room else self._read_view[:nbytes].tobytes())
         if failure is not None:
             self._abort()
             self._resume()

@@ -396,8 +396,9 @@ class CallTable(Generic[W]):
 
     # -- incoming bytes ------------------------------------------------------------
 
-    def receive(self, data: bytes) -> DualioError | None:
-        """Route the frames in ``data`` to their calls and wake them.
+    def receive(self, data: bytes | int) -> DualioError | None:
+        """Route what arrived to its calls and wake them: ``data`` read, or (a count) that
+        many bytes received into :meth:`room`.
 
         Returns the connection's failure if these bytes ended it (a protocol
         error, a CLOSE or an ERROR about the whole connection), else None; every
@@ -409,30 +410,17 @@ class CallTable(Generic[W]):
             self.settle()
         self.last_heard = time.monotonic()
         try:
-            messages = self._decoder.feed(data)
+            messages = self._decoder.received(data) if isinstance(data, int) else self._decoder.feed(data)
         except ProtocolError as exc:
             return self.fail(exc)
         return self._route(messages)
 
     def room(self) -> memoryview | None:
         """While a large frame is arriving, where the rest of its payload goes: a
-        transport may receive into it and then call :meth:`received`."""
+        transport may receive into it and then call :meth:`receive` with the count."""
         if self.failure is not None:
             return None
         return self._decoder.room()
-
-    def received(self, count: int) -> DualioError | None:
-        """``count`` bytes were received into :meth:`room`; as :meth:`receive`."""
-        if self.failure is not None:
-            return self.failure
-        if self._unusual:
-            self.settle()
-        self.last_heard = time.monotonic()
-        try:
-            messages = self._decoder.received(count)
-        except ProtocolError as exc:
-            return self.fail(exc)
-        return self._route(messages)
 
     def _route(self, messages: Sequence[Message]) -> DualioError | None:
         calls = self.live
