@@ -38,8 +38,8 @@ WELCOME_FRAME = encode_frame(FrameKind.WELCOME, 0, WELCOME.pack(PROTOCOL_VERSION
 def open_table() -> tuple[Table, list[Call]]:
     """A handshaken table and the list of calls its wake function was called for."""
     woken: list[Call] = []
-    table: Table = CallTable(ClientProtocol(), wake=woken.append)
-    assert table.receive(WELCOME_FRAME) is None
+    table: Table = CallTable(ClientProtocol(), wake=woken.append, now=0.0)
+    assert table.receive(WELCOME_FRAME, 0.0) is None
     assert woken == [table.handshake] and table.handshake.done
     woken.clear()
     return table, woken
@@ -73,7 +73,7 @@ def test_a_frame_of_the_wrong_kind_fails_the_connection(
     table, woken = open_table()
     call, _ = table.start(kind, method, b"")
     bystander, _ = table.start(CallKind.UNARY, "sleep", b"")
-    failure = table.receive(frame(wrong, call, b"x"))
+    failure = table.receive(frame(wrong, call, b"x"), 0.0)
     assert isinstance(failure, ProtocolError)
     assert wrong.name in str(failure) and method in str(failure), failure
     for each in (call, bystander):
@@ -94,7 +94,7 @@ def test_a_frame_of_the_wrong_kind_fails_the_connection(
 def test_the_final_frame_of_each_kind_ends_its_call(kind: CallKind, right: FrameKind) -> None:
     table, woken = open_table()
     call, _ = table.start(kind, "m", b"")
-    assert table.receive(frame(right, call, b"" if kind is CallKind.STREAM else b"ok")) is None
+    assert table.receive(frame(right, call, b"" if kind is CallKind.STREAM else b"ok"), 0.0) is None
     assert call.done and woken == [call] and table.in_flight == 0 and not table.closed
 
 
@@ -102,7 +102,7 @@ def test_the_final_frame_of_each_kind_ends_its_call(kind: CallKind, right: Frame
 def test_an_error_frame_ends_any_kind_of_call(kind: CallKind) -> None:
     table, _ = open_table()
     call, _ = table.start(kind, "m", b"")
-    assert table.receive(encode_error(call.id, ErrorCode.INTERNAL, "boom")) is None
+    assert table.receive(encode_error(call.id, ErrorCode.INTERNAL, "boom"), 0.0) is None
     assert isinstance(call.error, RemoteError) and call.error.code == ErrorCode.INTERNAL
     assert not table.closed
 
@@ -114,7 +114,7 @@ def test_each_frame_reaches_only_its_own_call() -> None:
     stream, _ = table.start(CallKind.STREAM, "words", b"")
     data = (frame(FrameKind.STREAM_ITEM, stream, b"a") + frame(FrameKind.RESPONSE, second, b"2")
             + frame(FrameKind.RESPONSE, first, b"1") + frame(FrameKind.STREAM_ITEM, stream, b"b"))
-    assert table.receive(data) is None
+    assert table.receive(data, 0.0) is None
     assert (first.outcome(), second.outcome()) == (b"1", b"2")
     assert woken == [stream, second, first, stream]
     assert list(stream.items or ()) == [b"a", b"b"] and not stream.done
@@ -122,11 +122,11 @@ def test_each_frame_reaches_only_its_own_call() -> None:
 
 def test_frames_for_no_live_call_are_protocol_errors() -> None:
     table, _ = open_table()
-    assert isinstance(table.receive(encode_frame(FrameKind.RESPONSE, 7)), ProtocolError)
+    assert isinstance(table.receive(encode_frame(FrameKind.RESPONSE, 7), 0.0), ProtocolError)
     table, _ = open_table()
-    assert isinstance(table.receive(encode_frame(FrameKind.REQUEST, 1)), ProtocolError)
+    assert isinstance(table.receive(encode_frame(FrameKind.REQUEST, 1), 0.0), ProtocolError)
     table, _ = open_table()
-    assert isinstance(table.receive(encode_frame(FrameKind.PONG, 0)), ProtocolError)
+    assert isinstance(table.receive(encode_frame(FrameKind.PONG, 0), 0.0), ProtocolError)
 
 
 # -- streams -------------------------------------------------------------------
@@ -135,10 +135,10 @@ def test_stream_state_gives_items_then_end() -> None:
     table, _ = open_table()
     call, _ = table.start(CallKind.STREAM, "words", b"")
     assert call.next_item() is Next.WAIT
-    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + frame(FrameKind.STREAM_ITEM, call, b"b"))
+    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + frame(FrameKind.STREAM_ITEM, call, b"b"), 0.0)
     assert call.items and not call.done
     assert call.next_item() == b"a"
-    table.receive(frame(FrameKind.STREAM_END, call))
+    table.receive(frame(FrameKind.STREAM_END, call), 0.0)
     assert call.next_item() == b"b"
     assert call.next_item() is Next.END
     assert table.give_up(call) == b""  # leaving after the end sends nothing
@@ -147,7 +147,8 @@ def test_stream_state_gives_items_then_end() -> None:
 def test_stream_error_comes_after_the_items_before_it() -> None:
     table, _ = open_table()
     call, _ = table.start(CallKind.STREAM, "words", b"")
-    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + encode_error(call.id, ErrorCode.INTERNAL, "x"))
+    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a") + encode_error(call.id, ErrorCode.INTERNAL, "x"),
+                  0.0)
     assert call.next_item() == b"a"
     with pytest.raises(RemoteError):
         call.next_item()
@@ -156,13 +157,13 @@ def test_stream_error_comes_after_the_items_before_it() -> None:
 def test_leaving_a_stream_early_cancels_it_and_drops_its_late_items() -> None:
     table, woken = open_table()
     call, _ = table.start(CallKind.STREAM, "words", b"")
-    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a"))
+    table.receive(frame(FrameKind.STREAM_ITEM, call, b"a"), 0.0)
     cancel = table.give_up(call)
     assert decoded(cancel) == [Frame(FrameKind.CANCEL, call.id)]
     assert call.done and isinstance(call.error, CallCancelled) and not call.items
     late = frame(FrameKind.STREAM_ITEM, call, b"b") + encode_error(call.id, ErrorCode.CANCELLED, "c")
     woken.clear()
-    assert table.receive(late) is None
+    assert table.receive(late, 0.0) is None
     assert woken == [] and table.dropped == 2 and table.in_flight == 0
 
 
@@ -177,7 +178,7 @@ def test_give_up_abandons_until_the_final_frame_then_the_id_is_free() -> None:
     table._next_id = call.id  # white box: the allocator must skip the abandoned id
     other, _ = table.start(CallKind.UNARY, "echo", b"")
     assert other.id != call.id
-    assert table.receive(frame(FrameKind.RESPONSE, call, b"late")) is None
+    assert table.receive(frame(FrameKind.RESPONSE, call, b"late"), 0.0) is None
     assert call.error is not None and call.result == b"" and table.dropped == 1
     table._next_id = call.id
     reused, _ = table.start(CallKind.UNARY, "echo", b"")
@@ -195,7 +196,7 @@ def test_give_up_with_the_callers_own_error() -> None:
 def test_give_up_after_the_answer_or_the_failure_sends_nothing() -> None:
     table, _ = open_table()
     answered, _ = table.start(CallKind.UNARY, "echo", b"")
-    table.receive(frame(FrameKind.RESPONSE, answered, b"x"))
+    table.receive(frame(FrameKind.RESPONSE, answered, b"x"), 0.0)
     assert table.give_up(answered) == b"" and answered.outcome() == b"x"
     live, _ = table.start(CallKind.UNARY, "echo", b"")
     table.fail(failures.peer_closed())
@@ -225,21 +226,18 @@ def test_an_unsent_request_is_released_or_given_up() -> None:
     assert table.unsent(broken, may_have_left=True) == b"" and table.in_flight == 0
 
 
-def test_idle_is_no_call_in_flight_and_a_moment_of_silence(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(call_table, "IDLE_CHECK_AFTER", 60.0)  # a busy machine's steps take a millisecond
-    table: Table = CallTable(ClientProtocol())
-    assert not table.idle  # the handshake is under way: its answer is not read yet
-    table.receive(WELCOME_FRAME)
-    assert not table.idle  # just heard from the server
-    table.last_heard -= call_table.IDLE_CHECK_AFTER
-    assert table.idle
+def test_idle_is_no_call_in_flight_and_a_moment_of_silence() -> None:
+    after = call_table.IDLE_CHECK_AFTER
+    table: Table = CallTable(ClientProtocol(), now=100.0)
+    assert not table.idle(200.0)  # the handshake is under way: its answer is not read yet
+    table.receive(WELCOME_FRAME, 200.0)
+    assert not table.idle(200.0) and not table.idle(200.0 + after / 2)  # just heard from the server
+    assert table.idle(200.0 + after * 1.5)
     call, _ = table.start(CallKind.PING, "ping", b"")
-    table.last_heard -= 61.0
-    assert not table.idle  # a call in flight: its caller reads
-    table.receive(frame(FrameKind.PONG, call))
-    assert not table.idle
-    table.last_heard -= call_table.IDLE_CHECK_AFTER
-    assert table.idle
+    assert not table.idle(300.0)  # a call in flight: its caller reads
+    table.receive(frame(FrameKind.PONG, call), 300.0)
+    assert not table.idle(300.0)
+    assert table.idle(300.0 + after * 1.5)
 
 
 def test_a_call_on_a_failed_connection_may_be_retried_even_after_close() -> None:
@@ -280,7 +278,7 @@ def test_fail_ends_every_live_call_once_with_the_first_failure() -> None:
     first = table.fail(failures.peer_closed())
     assert table.fail(failures.closed_by_user()) is first
     assert woken == live and all(call.error is first for call in live)
-    assert table.receive(b"anything") is first
+    assert table.receive(b"anything", 0.0) is first
     with pytest.raises(ClosedError, match="the server closed the connection"):
         table.check_usable()
 
@@ -297,7 +295,7 @@ def test_fail_ends_every_live_call_once_with_the_first_failure() -> None:
 def test_connection_ending_bytes_fail_every_call(data: bytes, expected: type[Exception]) -> None:
     table, _ = open_table()
     call, _ = table.start(CallKind.UNARY, "sleep", b"")
-    assert isinstance(table.receive(data), expected)
+    assert isinstance(table.receive(data, 0.0), expected)
     assert isinstance(call.error, expected) and table.closed
 
 
@@ -322,9 +320,9 @@ def test_no_goodbye_after_a_failure() -> None:
 # -- the handshake and its errors ---------------------------------------------------
 
 def test_handshake_refused_maps_to_connect_errors() -> None:
-    table: Table = CallTable(ClientProtocol(token="wrong"))
+    table: Table = CallTable(ClientProtocol(token="wrong"), now=0.0)
     assert table.in_flight == 0
-    failure = table.receive(encode_error(0, ErrorCode.UNAUTHORIZED, "bad token"))
+    failure = table.receive(encode_error(0, ErrorCode.UNAUTHORIZED, "bad token"), 0.0)
     assert isinstance(failure, AuthenticationError)
     with pytest.raises(AuthenticationError):
         table.handshake_outcome()
@@ -356,7 +354,7 @@ def test_a_stream_over_its_backlog_holds_reading_until_half_is_taken() -> None:
     item = b"x" * 1000
     per_item = len(item) + ITEM_COST
     count = STREAM_BACKLOG // per_item + 1
-    table.receive(b"".join(frame(FrameKind.STREAM_ITEM, call, item) for _ in range(count)))
+    table.receive(b"".join(frame(FrameKind.STREAM_ITEM, call, item) for _ in range(count)), 0.0)
     assert table.backlogged.keys() == {call}
     taken = 0
     while table.backlogged:
@@ -364,7 +362,7 @@ def test_a_stream_over_its_backlog_holds_reading_until_half_is_taken() -> None:
         taken += 1
     assert call.backlog <= STREAM_BACKLOG // 2 < call.backlog + per_item
     assert taken == count - (STREAM_BACKLOG // 2) // per_item
-    table.receive(b"".join(frame(FrameKind.STREAM_ITEM, call, item) for _ in range(count)))
+    table.receive(b"".join(frame(FrameKind.STREAM_ITEM, call, item) for _ in range(count)), 0.0)
     assert table.backlogged.keys() == {call}
     table.give_up(call)  # leaving the stream frees its backlog at once
     assert not table.backlogged and call.backlog == 0

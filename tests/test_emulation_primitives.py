@@ -630,10 +630,11 @@ def _take_all(
     waiting for news where it awaits."""
     got: list[str] = []
     steps = conn.stream_items(call, ItemDeadlines(deadline(timeout), timeout))
+    now: float | None = None  # the first step starts the procedure
     while True:
         news.clear()  # before the step looks: news that comes after it is not missed
         try:
-            effect = conn.step(steps, None)
+            effect = conn.step(steps, None, now)
         except StopIteration:
             return got
         if type(effect) is procedure.Item:
@@ -642,6 +643,7 @@ def _take_all(
             news.wait(max(effect.until - time.monotonic(), 0))
         else:
             conn.perform(effect)
+        now = time.monotonic()
 
 
 def test_an_open_stream_tells_of_its_items_and_its_end(conn: ReaderThreadConnection) -> None:

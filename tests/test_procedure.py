@@ -1,11 +1,12 @@
 """The procedure of a call driven in memory: every effect it asks for, every path through
 it (answer, timeout, cancel, a write that failed or may have left, keepalive, streams,
-backlog, the handshake), with no socket: the test is the driver."""
+backlog, the handshake), with no socket and no clock: the test is the driver, and it
+keeps the time (``CLOCK``), which moves only when a test moves it."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Generator
+from inspect import GEN_CREATED, getgeneratorstate
 from typing import Any
 
 import pytest
@@ -44,21 +45,33 @@ from dualio_transports.wire.procedure import (
 from dualio_transports.wire.protocol import CallKind
 
 Table = CallTable[None]
-Steps = Generator[Effect, None, Any]
+Steps = Generator[Effect, float, Any]
 WELCOME_FRAME = encode_frame(FrameKind.WELCOME, 0, WELCOME.pack(PROTOCOL_VERSION, DEFAULT_MAX_FRAME_SIZE))
-FAR = time.monotonic() + 3600
+START = 1000.0
+
+
+class FakeClock:
+    """The time the test driver says it is; a wait "lasts" only by :meth:`advance`."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+CLOCK = FakeClock()
+FAR = START + 3600
 
 
 @pytest.fixture(autouse=True)
-def no_idle_check_by_chance(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A connection is idle a millisecond after it last heard from the server; on a busy
-    machine a test's steps can take that long. Only the test of the idle check ages one."""
-    monkeypatch.setattr(call_table, "IDLE_CHECK_AFTER", 60.0)
+def clock_at_start() -> None:
+    CLOCK.now = START
 
 
 def open_table(keepalive: float | None = None) -> Table:
-    table: Table = CallTable(ClientProtocol(), keepalive=keepalive)
-    assert table.receive(WELCOME_FRAME) is None
+    table: Table = CallTable(ClientProtocol(), now=CLOCK.now, keepalive=keepalive)
+    assert table.receive(WELCOME_FRAME, CLOCK.now) is None
     return table
 
 
@@ -67,7 +80,7 @@ def kinds(data: bytes) -> list[FrameKind]:
 
 
 def answer(table: Table, kind: FrameKind, rid: int, payload: bytes = b"") -> None:
-    assert table.receive(encode_frame(kind, rid, payload)) is None
+    assert table.receive(encode_frame(kind, rid, payload), CLOCK.now) is None
 
 
 class Ended(Exception):
@@ -76,8 +89,12 @@ class Ended(Exception):
 
 
 def step(steps: Steps, error: BaseException | None = None) -> Effect:
+    """One step, as a driver takes it: the procedure started (it was given the time), or
+    resumed with the time now, or thrown ``error``."""
     try:
-        return steps.send(None) if error is None else steps.throw(error)
+        if error is not None:
+            return steps.throw(error)
+        return steps.send(None if getgeneratorstate(steps) == GEN_CREATED else CLOCK.now)  # type: ignore[arg-type]
     except StopIteration as end:
         raise Ended(end.value) from None
 
@@ -93,7 +110,7 @@ def finish(steps: Steps, error: BaseException | None = None) -> Any:
 def test_a_call_sends_its_request_tells_its_id_and_waits_for_its_answer() -> None:
     table = open_table()
     sent: list[int] = []
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"hi", FAR, sent)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"hi", FAR, CLOCK.now, sent)
     send = step(steps)
     assert type(send) is Send and kinds(send.data) == [FrameKind.REQUEST] and send.until == FAR
     wait = step(steps)
@@ -106,8 +123,8 @@ def test_a_call_sends_its_request_tells_its_id_and_waits_for_its_answer() -> Non
 
 def test_an_idle_connection_is_read_before_the_call_starts() -> None:
     table = open_table()
-    table.last_heard -= 61.0
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    CLOCK.advance(call_table.IDLE_CHECK_AFTER * 2)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     assert type(step(steps)) is ReadIdle
     assert table.in_flight == 0  # nothing started yet: a goodbye read now refuses the call
     table.close()
@@ -117,7 +134,7 @@ def test_an_idle_connection_is_read_before_the_call_starts() -> None:
 
 def test_a_request_that_never_left_frees_its_id_and_sends_nothing() -> None:
     table = open_table()
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     assert type(step(steps)) is Send
     with pytest.raises(DualioTimeout, match="waiting to write"):
         step(steps, DualioTimeout("timed out waiting to write the request"))
@@ -126,7 +143,7 @@ def test_a_request_that_never_left_frees_its_id_and_sends_nothing() -> None:
 
 def test_a_request_that_may_have_left_is_given_up_with_a_cancel() -> None:
     table = open_table()
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     send = step(steps)
     assert type(send) is Send
     send.may_have_left = True
@@ -139,7 +156,7 @@ def test_a_request_that_may_have_left_is_given_up_with_a_cancel() -> None:
 
 def test_a_torn_write_fails_the_connection_and_leaves_no_cancel_to_send() -> None:
     table = open_table()
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     step(steps)
     failure = table.fail(ConnectionLost("timed out in the middle of writing a frame"))
     with pytest.raises(ConnectionLost):
@@ -149,12 +166,12 @@ def test_a_torn_write_fails_the_connection_and_leaves_no_cancel_to_send() -> Non
 
 def test_a_call_past_its_deadline_times_out_and_cancels() -> None:
     table = open_table()
-    until = time.monotonic() + 0.02
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", until)
+    until = CLOCK.now + 0.02
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", until, CLOCK.now)
     step(steps)
     wait = step(steps)
     assert type(wait) is Await and wait.until == until
-    time.sleep(0.03)  # the driver's wait returns at its deadline, with no news
+    CLOCK.advance(0.03)  # the driver's wait returns at its deadline, with no news
     cancel = step(steps)
     assert type(cancel) is Control and kinds(cancel.data) == [FrameKind.CANCEL]
     with pytest.raises(DualioTimeout, match="the call timed out"):
@@ -166,7 +183,7 @@ def test_a_call_past_its_deadline_times_out_and_cancels() -> None:
 @pytest.mark.parametrize("interrupt", [CallCancelled("cancelled"), KeyboardInterrupt()])
 def test_an_interrupted_wait_gives_the_call_up_and_raises_the_interrupt(interrupt: BaseException) -> None:
     table = open_table()
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     step(steps)
     wait = step(steps)
     cancel = step(steps, interrupt)
@@ -178,7 +195,7 @@ def test_an_interrupted_wait_gives_the_call_up_and_raises_the_interrupt(interrup
 
 def test_a_begun_call_can_be_abandoned_once_its_request_left() -> None:
     table = open_table()
-    steps = procedure.open_handed_call(table, CallKind.UNARY, "echo", b"", FAR, None)
+    steps = procedure.open_handed_call(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now, None)
     step(steps)
     started = step(steps)
     assert type(started) is Started
@@ -191,7 +208,7 @@ def test_a_begun_call_can_be_abandoned_once_its_request_left() -> None:
 def test_a_begun_call_not_abandoned_is_returned_for_its_answer_to_come_elsewhere() -> None:
     table = open_table()
     sent: list[int] = []
-    steps = procedure.open_handed_call(table, CallKind.UNARY, "echo", b"", FAR, sent, waiter=None)
+    steps = procedure.open_handed_call(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now, sent, waiter=None)
     step(steps)
     assert type(step(steps)) is Started
     call = finish(steps)
@@ -200,7 +217,7 @@ def test_a_begun_call_not_abandoned_is_returned_for_its_answer_to_come_elsewhere
 
 def test_an_answer_that_came_while_writing_ends_the_call_without_a_wait() -> None:
     table = open_table()
-    steps = procedure.roundtrip(table, CallKind.PING, "ping", b"", FAR)
+    steps = procedure.roundtrip(table, CallKind.PING, "ping", b"", FAR, CLOCK.now)
     send = step(steps)
     assert type(send) is Send and kinds(send.data) == [FrameKind.PING]
     answer(table, FrameKind.PONG, 1)
@@ -211,15 +228,15 @@ def test_an_answer_that_came_while_writing_ends_the_call_without_a_wait() -> Non
 
 def test_a_silent_connection_is_pinged_then_torn_down_while_a_call_waits() -> None:
     table = open_table(keepalive=0.02)
-    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     step(steps)
     wait = step(steps)
-    assert type(wait) is Await and wait.until < time.monotonic() + 0.03  # not the call's deadline
-    time.sleep(0.03)
+    assert type(wait) is Await and wait.until < CLOCK.now + 0.03  # not the call's deadline
+    CLOCK.advance(0.03)
     ping = step(steps)
     assert type(ping) is Control and kinds(ping.data) == [FrameKind.PING]
     assert type(step(steps)) is Await
-    time.sleep(0.03)
+    CLOCK.advance(0.03)
     teardown = step(steps)
     assert type(teardown) is Teardown and isinstance(teardown.failure, ConnectionLost)
     assert "keepalive PING" in str(teardown.failure)
@@ -228,11 +245,11 @@ def test_a_silent_connection_is_pinged_then_torn_down_while_a_call_waits() -> No
 
 
 def test_a_silent_handshake_is_not_pinged_and_its_wait_is_not_cut_short() -> None:
-    table: Table = CallTable(ClientProtocol(), keepalive=0.01)
-    until = time.monotonic() + 0.2
-    steps = procedure.handshake(table, until)
+    table: Table = CallTable(ClientProtocol(), now=CLOCK.now, keepalive=0.01)
+    until = CLOCK.now + 0.2
+    steps = procedure.handshake(table, until, CLOCK.now)
     step(steps)
-    time.sleep(0.02)
+    CLOCK.advance(0.02)
     look = step(steps)
     assert type(look) is Await and look.until < until  # read what came before judging the silence
     wait = step(steps)
@@ -244,17 +261,17 @@ def test_a_silence_is_judged_only_after_what_came_is_read() -> None:
     connection is quiet, so the PONG waits unread past the interval. The next call's wait
     reads it before the unanswered PING could be held against the connection."""
     table = open_table(keepalive=0.02)
-    first = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    first = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     step(first)
     call = step(first).call  # type: ignore[union-attr]
-    time.sleep(0.03)
+    CLOCK.advance(0.03)
     ping = step(first)
     assert type(ping) is Control and kinds(ping.data) == [FrameKind.PING]
     assert type(step(first)) is Await
     answer(table, FrameKind.RESPONSE, call.id, b"first")
     assert finish(first).outcome() == b"first"
-    time.sleep(0.05)  # quiet: the PONG arrived meanwhile, and nobody read it
-    second = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR)
+    CLOCK.advance(0.05)  # quiet: the PONG arrived meanwhile, and nobody read it
+    second = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     assert type(step(second)) is Send
     look = step(second)
     assert type(look) is Await  # not a teardown: the driver reads first
@@ -265,25 +282,25 @@ def test_a_silence_is_judged_only_after_what_came_is_read() -> None:
 # -- the handshake --------------------------------------------------------------------------
 
 def test_the_handshake_says_hello_and_waits_for_welcome() -> None:
-    table: Table = CallTable(ClientProtocol())
-    steps = procedure.handshake(table, FAR)
+    table: Table = CallTable(ClientProtocol(), now=CLOCK.now)
+    steps = procedure.handshake(table, FAR, CLOCK.now)
     hello = step(steps)
     assert type(hello) is Send and kinds(hello.data) == [FrameKind.HELLO]
     assert type(step(steps)) is Await
-    assert table.receive(WELCOME_FRAME) is None
+    assert table.receive(WELCOME_FRAME, CLOCK.now) is None
     assert finish(steps) is None
 
 
 def test_a_handshake_that_times_out_or_breaks_is_a_connect_error() -> None:
-    table: Table = CallTable(ClientProtocol())
-    steps = procedure.handshake(table, time.monotonic() + 0.01)
+    table: Table = CallTable(ClientProtocol(), now=CLOCK.now)
+    steps = procedure.handshake(table, CLOCK.now + 0.01, CLOCK.now)
     step(steps)
     step(steps)
-    time.sleep(0.02)
+    CLOCK.advance(0.02)
     with pytest.raises(ConnectTimeout):
         step(steps)
-    broken: Table = CallTable(ClientProtocol())
-    steps = procedure.handshake(broken, FAR)
+    broken: Table = CallTable(ClientProtocol(), now=CLOCK.now)
+    steps = procedure.handshake(broken, FAR, CLOCK.now)
     step(steps)
     with pytest.raises(ConnectError, match="closed the connection during the handshake"):
         step(steps, ConnectionLost("the server closed the connection"))
@@ -293,12 +310,12 @@ def test_a_handshake_that_times_out_or_breaks_is_a_connect_error() -> None:
 
 def each_within(timeout: float | None) -> ItemDeadlines:
     """A stream's item deadlines, each item ``timeout`` from the start or the item before."""
-    return ItemDeadlines(deadline(timeout), timeout)
+    return ItemDeadlines(deadline(timeout, CLOCK.now), timeout)
 
 
 def test_a_stream_hands_over_its_items_in_order_then_ends() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(None))
+    steps = procedure.stream(table, "words", b"", each_within(None), CLOCK.now)
     step(steps)
     wait = step(steps)
     assert type(wait) is Await and wait.want_item
@@ -314,7 +331,7 @@ def test_a_stream_hands_over_its_items_in_order_then_ends() -> None:
 
 def test_leaving_a_stream_early_cancels_it_and_the_leaving_goes_on() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(None))
+    steps = procedure.stream(table, "words", b"", each_within(None), CLOCK.now)
     step(steps)
     rid = step(steps).call.id  # type: ignore[union-attr]
     answer(table, FrameKind.STREAM_ITEM, rid, b"a")
@@ -326,7 +343,7 @@ def test_leaving_a_stream_early_cancels_it_and_the_leaving_goes_on() -> None:
 
 def test_a_stream_collected_half_way_gives_up_without_asking_for_effects() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(None))
+    steps = procedure.stream(table, "words", b"", each_within(None), CLOCK.now)
     step(steps)
     call = step(steps).call  # type: ignore[union-attr]
     steps.close()  # no RuntimeError: nothing is yielded while closing
@@ -341,7 +358,7 @@ def test_a_stream_collected_before_its_driver_ends_quietly() -> None:
     closed before the iterator that drives it. Leaving that iterator then raises nothing
     (it was a Left escaping into the loop's unhandled-exception logger)."""
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(None))
+    steps = procedure.stream(table, "words", b"", each_within(None), CLOCK.now)
 
     def perform(effect: procedure.Effect) -> None:
         if type(effect) is Await:
@@ -357,10 +374,10 @@ def test_a_stream_collected_before_its_driver_ends_quietly() -> None:
 
 def test_a_stream_item_late_past_its_timeout_is_an_item_timeout() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(0.01))
+    steps = procedure.stream(table, "words", b"", each_within(0.01), CLOCK.now)
     step(steps)
     step(steps)
-    time.sleep(0.02)
+    CLOCK.advance(0.02)
     assert type(step(steps)) is Control
     with pytest.raises(DualioTimeout, match=r"no stream item within 0.01s"):
         step(steps)
@@ -368,7 +385,7 @@ def test_a_stream_item_late_past_its_timeout_is_an_item_timeout() -> None:
 
 def test_a_consumer_catching_up_on_its_backlog_lets_readers_read_on() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(None))
+    steps = procedure.stream(table, "words", b"", each_within(None), CLOCK.now)
     step(steps)
     rid = step(steps).call.id  # type: ignore[union-attr]
     item = b"x" * 1000
@@ -383,7 +400,7 @@ def test_a_consumer_catching_up_on_its_backlog_lets_readers_read_on() -> None:
 
 def test_leaving_a_backlogged_stream_lets_readers_read_on() -> None:
     table = open_table()
-    steps = procedure.stream(table, "words", b"", each_within(None))
+    steps = procedure.stream(table, "words", b"", each_within(None), CLOCK.now)
     step(steps)
     rid = step(steps).call.id  # type: ignore[union-attr]
     for _ in range(STREAM_BACKLOG // 1000 + 1):
@@ -408,7 +425,7 @@ def test_an_answer_closed_half_way_owes_its_cancel_to_the_next_request() -> None
     on every transport (the table's start), not dropped."""
     table = open_table()
     call, _ = table.start(CallKind.UNARY, "echo", b"")
-    steps = procedure.answer(table, call, time.monotonic() + 60)
+    steps = procedure.answer(table, call, CLOCK.now + 60, CLOCK.now)
     assert type(step(steps)) is Await
     steps.close()
     table.settle()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +45,9 @@ def hello_map(proto: int = 3) -> bytes:
 
 
 def opened(protocol: RedisProtocol | None = None) -> CallTable[None]:
-    table: CallTable[None] = CallTable(protocol or RedisProtocol())
+    table: CallTable[None] = CallTable(protocol or RedisProtocol(), now=0.0)
     assert table.hello() == b"*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n"
-    assert table.receive(hello_map()) is None
+    assert table.receive(hello_map(), 0.0) is None
     assert table.handshake.done and table.protocol.is_open
     return table
 
@@ -87,12 +86,12 @@ def confirm(kind: bytes, name: bytes, count: int) -> bytes:
 def test_the_handshake_is_auth_hello_3_and_setname_in_one_write(
     options: dict[str, str], commands: list[list[str]]
 ) -> None:
-    table: CallTable[None] = CallTable(RedisProtocol(**options))  # type: ignore[arg-type]
+    table: CallTable[None] = CallTable(RedisProtocol(**options), now=0.0)  # type: ignore[arg-type]
     assert table.hello() == b"".join(encode_command(*command) for command in commands)
     replies = [hello_map() if command[0] == "HELLO" else b"+OK\r\n" for command in commands]
     for reply in replies[:-1]:
-        assert table.receive(reply) is None and not table.handshake.done
-    assert table.receive(replies[-1]) is None
+        assert table.receive(reply, 0.0) is None and not table.handshake.done
+    assert table.receive(replies[-1], 0.0) is None
     assert table.handshake.done and table.protocol.is_open
     assert table.protocol.resp == 3  # type: ignore[attr-defined]
     table.handshake_outcome()
@@ -102,30 +101,30 @@ def test_a_server_that_does_not_know_hello_is_spoken_to_in_resp2() -> None:
     """Redis before 6: AUTH went first, so the connection is authenticated whatever HELLO
     meets; commands work, subscribing is refused."""
     protocol = RedisProtocol(password="pw", client_name="n", db=1)
-    table: CallTable[None] = CallTable(protocol)
+    table: CallTable[None] = CallTable(protocol, now=0.0)
     table.hello()
     refused = b"-ERR unknown command 'HELLO', with args beginning with: '3' \r\n"
-    assert table.receive(b"+OK\r\n" + refused + b"+OK\r\n+OK\r\n") is None
+    assert table.receive(b"+OK\r\n" + refused + b"+OK\r\n+OK\r\n", 0.0) is None
     assert table.handshake.done and protocol.is_open and protocol.resp == 2
     table.handshake_outcome()
     call = start(table, "HGETALL", "h")
-    assert table.receive(b"*2\r\n$1\r\nf\r\n$1\r\nv\r\n") is None
+    assert table.receive(b"*2\r\n$1\r\nf\r\n$1\r\nv\r\n", 0.0) is None
     assert parse(call.outcome()) == [b"f", b"v"]
     with pytest.raises(UsageError, match="RESP3"):
         table.start(CallKind.STREAM, "SUBSCRIBE", encode_command("SUBSCRIBE", "c"))
 
 
 def test_a_database_is_selected_in_the_same_write_and_its_ok_ends_the_handshake() -> None:
-    table: CallTable[None] = CallTable(RedisProtocol(password="pw", db=2))
+    table: CallTable[None] = CallTable(RedisProtocol(password="pw", db=2), now=0.0)
     hello = table.hello()
     assert hello == b"".join(encode_command(*c) for c in (("AUTH", "pw"), ("HELLO", "3"), ("SELECT", "2")))
-    assert table.receive(b"+OK\r\n" + hello_map()) is None
+    assert table.receive(b"+OK\r\n" + hello_map(), 0.0) is None
     assert not table.handshake.done and not table.protocol.is_open
-    assert table.receive(b"+O") is None
-    assert table.receive(b"K\r\n") is None
+    assert table.receive(b"+O", 0.0) is None
+    assert table.receive(b"K\r\n", 0.0) is None
     assert table.handshake.done and table.protocol.is_open
     call = start(table, "GET", "k")
-    assert table.receive(b"$1\r\nv\r\n") is None
+    assert table.receive(b"$1\r\nv\r\n", 0.0) is None
     assert parse(call.outcome()) == b"v"
 
 
@@ -144,9 +143,9 @@ def test_a_database_is_selected_in_the_same_write_and_its_ok_ends_the_handshake(
 def test_a_refused_handshake_fails_the_connection(
     options: dict[str, object], replies: bytes, error: type[Exception], text: str
 ) -> None:
-    table: CallTable[None] = CallTable(RedisProtocol(**options))  # type: ignore[arg-type]
+    table: CallTable[None] = CallTable(RedisProtocol(**options), now=0.0)  # type: ignore[arg-type]
     table.hello()
-    failure = table.receive(replies)
+    failure = table.receive(replies, 0.0)
     assert type(failure) is error and text in str(failure)
     with pytest.raises(ConnectError, match=text):  # a ProtocolError too, as a ConnectError
         table.handshake_outcome()
@@ -167,9 +166,9 @@ def test_replies_reach_concurrent_commands_in_the_order_they_were_written() -> N
         start(table, "SET", "k", "v"), start(table, "GET", "k"), start(table, "GET", "nope"),
         start(table, "INCR", "n"),
     )
-    assert table.receive(b"+OK\r\n$1\r\nv\r\n_\r") is None
+    assert table.receive(b"+OK\r\n$1\r\nv\r\n_\r", 0.0) is None
     assert put.outcome() == b"+OK\r\n" and get.outcome() == b"$1\r\nv\r\n" and not missing.done
-    assert table.receive(b"\n:7\r\n") is None
+    assert table.receive(b"\n:7\r\n", 0.0) is None
     assert parse(missing.outcome()) is None and parse(count.outcome()) == 7
     assert table.in_flight == 0
 
@@ -178,7 +177,7 @@ def test_an_error_reply_fails_its_own_command_only() -> None:
     table = opened()
     first, wrong, last = start(table, "GET", "a"), start(table, "LPUSH", "a", "x"), start(table, "GET", "b")
     replies = b"$1\r\n1\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n$1\r\n2\r\n"
-    assert table.receive(replies) is None
+    assert table.receive(replies, 0.0) is None
     assert first.outcome() == b"$1\r\n1\r\n" and last.outcome() == b"$1\r\n2\r\n"
     with pytest.raises(RedisError) as caught:
         wrong.outcome()
@@ -191,7 +190,8 @@ def test_an_error_reply_fails_its_own_command_only() -> None:
 def test_a_bulk_error_reply_and_a_retryable_one() -> None:
     table = opened()
     syntax, busy = start(table, "EVAL", "x", 0), start(table, "EVAL", "y", 0)
-    assert table.receive(b"!21\r\nSYNTAX invalid syntax\r\n-BUSY Redis is busy running a script\r\n") is None
+    replies = b"!21\r\nSYNTAX invalid syntax\r\n-BUSY Redis is busy running a script\r\n"
+    assert table.receive(replies, 0.0) is None
     with pytest.raises(RedisError, match="SYNTAX invalid syntax"):
         syntax.outcome()
     with pytest.raises(RedisError) as caught:
@@ -204,7 +204,7 @@ def test_a_given_up_commands_reply_is_read_and_dropped_and_nothing_is_sent() -> 
     left, kept = start(table, "GET", "slow"), start(table, "GET", "next")
     assert list(procedure.give_up(table, left)) == []
     assert left.abandoned and table.in_flight == 2
-    assert table.receive(b"$4\r\nlate\r\n$4\r\nmine\r\n") is None
+    assert table.receive(b"$4\r\nlate\r\n$4\r\nmine\r\n", 0.0) is None
     assert kept.outcome() == b"$4\r\nmine\r\n"
     assert table.dropped == 1 and table.in_flight == 0
 
@@ -242,14 +242,14 @@ def test_the_same_commands_without_block_are_given_up_as_any(command: tuple[str 
 
 def test_a_reply_nobody_asked_for_fails_the_connection() -> None:
     table = opened()
-    failure = table.receive(b"+OK\r\n")
+    failure = table.receive(b"+OK\r\n", 0.0)
     assert isinstance(failure, ProtocolError) and "reply nobody asked for" in str(failure)
 
 
 def test_garbage_fails_the_connection() -> None:
     table = opened()
     call = start(table, "GET", "a")
-    assert isinstance(table.receive(b"@what\r\n"), ProtocolError)
+    assert isinstance(table.receive(b"@what\r\n", 0.0), ProtocolError)
     with pytest.raises(ProtocolError, match="unknown RESP3 type"):
         call.outcome()
 
@@ -258,9 +258,8 @@ def test_the_keepalive_probe_is_ping_answered_in_order() -> None:
     table = opened()
     table.keepalive = 0.001
     busy = start(table, "GET", "a")
-    table.last_heard -= 1
-    assert table.keepalive_due() == b"*1\r\n$4\r\nPING\r\n"
-    assert table.receive(b"$1\r\na\r\n+PONG\r\n") is None
+    assert table.keepalive_due(1.0) == b"*1\r\n$4\r\nPING\r\n"  # a second of silence
+    assert table.receive(b"$1\r\na\r\n+PONG\r\n", 1.0) is None
     assert busy.outcome() == b"$1\r\na\r\n" and table.in_flight == 0
 
 
@@ -284,17 +283,17 @@ def test_pushes_feed_their_subscription_between_replies_and_unsubscribing_ends_i
         + b"$1\r\nb\r\n" + stranger + push(b"message", b"sport", b"goal")
         + b">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"  # client tracking: dropped
     )
-    assert table.receive(incoming) is None
+    assert table.receive(incoming, 0.0) is None
     assert get_before.outcome() == b"$1\r\na\r\n" and get.outcome() == b"$1\r\nb\r\n"
     assert table.next_item(news) == confirm(b"subscribe", b"sport", 2)  # the last confirmation: it is live
     assert table.next_item(news) == message
     assert parse(table.next_item(news)) == [b"message", b"sport", b"goal"]  # type: ignore[arg-type]
     assert table.next_item(news) is Next.WAIT
-    assert table.receive(confirm(b"unsubscribe", b"news", 1)) is None  # not asked for: dropped
+    assert table.receive(confirm(b"unsubscribe", b"news", 1), 0.0) is None  # not asked for: dropped
     assert table.give_up(news) == encode_command("UNSUBSCRIBE", "news", "sport")
-    assert table.receive(confirm(b"unsubscribe", b"news", 1)) is None
+    assert table.receive(confirm(b"unsubscribe", b"news", 1), 0.0) is None
     assert table.in_flight == 1
-    assert table.receive(confirm(b"unsubscribe", b"sport", 0)) is None
+    assert table.receive(confirm(b"unsubscribe", b"sport", 0), 0.0) is None
     assert table.in_flight == 0 and table.failure is None
 
 
@@ -304,14 +303,14 @@ def test_a_pattern_subscription_gets_the_messages_of_its_pattern() -> None:
     pmessage = push(b"pmessage", b"news.*", b"news.1", b"both")
     assert table.receive(
         confirm(b"subscribe", b"news.1", 1) + confirm(b"psubscribe", b"news.*", 2)
-        + push(b"message", b"news.1", b"both") + pmessage
+        + push(b"message", b"news.1", b"both") + pmessage, 0.0,
     ) is None
     assert parse(table.next_item(channels))[0] == b"subscribe"  # type: ignore[index,arg-type]
     assert parse(table.next_item(channels)) == [b"message", b"news.1", b"both"]  # type: ignore[arg-type]
     assert parse(table.next_item(patterns))[0] == b"psubscribe"  # type: ignore[index,arg-type]
     assert table.next_item(patterns) == pmessage
     assert table.give_up(patterns) == encode_command("PUNSUBSCRIBE", "news.*")
-    assert table.receive(confirm(b"punsubscribe", b"news.*", 1)) is None
+    assert table.receive(confirm(b"punsubscribe", b"news.*", 1), 0.0) is None
     assert table.next_item(channels) is Next.WAIT and table.in_flight == 1
 
 
@@ -327,7 +326,7 @@ def test_giving_up_a_subscription_unsubscribes_its_names_and_the_confirmations_f
         confirm(b"subscribe", b"a", 1) + confirm(b"subscribe", b"b", 2) + confirm(b"psubscribe", b"p*", 3)
         + push(b"message", b"a", b"late")  # dropped: the caller left
         + confirm(b"unsubscribe", b"a", 2) + confirm(b"unsubscribe", b"b", 1)
-        + confirm(b"punsubscribe", b"p*", 0) + b"$1\r\nv\r\n"
+        + confirm(b"punsubscribe", b"p*", 0) + b"$1\r\nv\r\n", 0.0,
     ) is None
     assert get.outcome() == b"$1\r\nv\r\n"
     assert table.in_flight == 0 and table.failure is None
@@ -336,11 +335,12 @@ def test_giving_up_a_subscription_unsubscribes_its_names_and_the_confirmations_f
 def test_a_channel_given_up_and_subscribed_again_at_once_goes_to_the_new_subscription() -> None:
     table = opened()
     old = subscribe(table, "SUBSCRIBE", "ch")
-    assert table.receive(confirm(b"subscribe", b"ch", 1)) is None
+    assert table.receive(confirm(b"subscribe", b"ch", 1), 0.0) is None
     assert table.give_up(old) == encode_command("UNSUBSCRIBE", "ch")
     new = subscribe(table, "SUBSCRIBE", "ch")
     assert table.receive(
-        confirm(b"unsubscribe", b"ch", 0) + confirm(b"subscribe", b"ch", 1) + push(b"message", b"ch", b"m")
+        confirm(b"unsubscribe", b"ch", 0) + confirm(b"subscribe", b"ch", 1) + push(b"message", b"ch", b"m"),
+        0.0,
     ) is None
     assert parse(table.next_item(new))[0] == b"subscribe"  # type: ignore[index,arg-type]
     assert parse(table.next_item(new)) == [b"message", b"ch", b"m"]  # type: ignore[arg-type]
@@ -352,12 +352,12 @@ def test_an_error_reply_to_subscribe_fails_that_subscription_only() -> None:
     secret = subscribe(table, "SUBSCRIBE", "secret")
     get = start(table, "GET", "a")
     denied = b"-NOPERM User app has no permissions to access the 'secret' channel\r\n"
-    assert table.receive(denied + b"$1\r\na\r\n") is None
+    assert table.receive(denied + b"$1\r\na\r\n", 0.0) is None
     with pytest.raises(RedisError, match="NOPERM"):
         table.next_item(secret)
     assert get.outcome() == b"$1\r\na\r\n"
     again = subscribe(table, "SUBSCRIBE", "secret")  # a refused name leaves nothing behind
-    assert table.receive(confirm(b"subscribe", b"secret", 1)) is None
+    assert table.receive(confirm(b"subscribe", b"secret", 1), 0.0) is None
     assert parse(table.next_item(again))[0] == b"subscribe"  # type: ignore[index,arg-type]
 
 
@@ -367,8 +367,8 @@ def test_a_batch_of_commands_is_answered_by_one_reply_per_command_joined() -> No
     call, _ = table.start(CallKind.UNARY, "pipeline", batch, 3)
     get = start(table, "GET", "other")
     replies = b"+OK\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n$1\r\nv\r\n"
-    assert table.receive(replies[:7]) is None and not call.done
-    assert table.receive(replies[7:] + b"_\r\n") is None
+    assert table.receive(replies[:7], 0.0) is None and not call.done
+    assert table.receive(replies[7:] + b"_\r\n", 0.0) is None
     assert call.outcome() == replies  # an error among them is the batch's to read, not the call's
     assert get.outcome() == b"_\r\n"
 
@@ -516,16 +516,13 @@ def test_a_keepalive_ping_behind_a_long_command_is_judged_only_once_it_is_the_ol
     table = opened()
     table.keepalive = 0.02
     slow = start(table, "DEBUG", "SLEEP", "1")
-    time.sleep(0.03)
-    assert table.keepalive_due() == b"*1\r\n$4\r\nPING\r\n"  # the command's silence: a probe
-    for _ in range(3):
-        time.sleep(0.03)
-        assert table.keepalive_due() == b"" and table.failure is None  # behind the command
-    assert table.receive(b"+OK\r\n") is None and slow.outcome() == b"+OK\r\n"
-    time.sleep(0.03)
-    assert table.keepalive_due() == b"" and table.failure is None  # the oldest from here
-    time.sleep(0.03)
-    assert table.keepalive_due() == b""
+    assert table.keepalive_due(0.03) == b"*1\r\n$4\r\nPING\r\n"  # the command's silence: a probe
+    for now in (0.06, 0.09, 0.12):
+        assert table.keepalive_due(now) == b"" and table.failure is None  # behind the command
+    assert table.receive(b"+OK\r\n", 0.13) is None and slow.outcome() == b"+OK\r\n"
+    assert table.keepalive_due(0.15) == b"" and table.failure is None  # the oldest from here
+    assert table.keepalive_due(0.16) == b"" and table.failure is None  # not a whole interval yet
+    assert table.keepalive_due(0.18) == b""
     assert isinstance(table.failure, ConnectionLost) and "keepalive PING" in str(table.failure)
 
 
@@ -537,16 +534,14 @@ def test_a_silent_server_is_found_behind_calls_given_up_but_not_behind_one_still
     table = opened()
     table.keepalive = 10.0
     messages = subscribe(table, "SUBSCRIBE", "news")
-    assert table.receive(confirm(b"subscribe", b"news", 1)) is None
+    assert table.receive(confirm(b"subscribe", b"news", 1), 0.0) is None
     awaited = start(table, "GET", "a")
-    table.last_heard -= 11
-    assert table.keepalive_due() == b"*1\r\n$4\r\nPING\r\n"
-    table._probe_sent -= 11  # the PING went unanswered for a whole interval
-    assert table.keepalive_due() == b"" and table.failure is None  # GET is awaited: its timeout judges
+    assert table.keepalive_due(11.0) == b"*1\r\n$4\r\nPING\r\n"
+    # the PING goes unanswered for a whole interval
+    assert table.keepalive_due(22.0) == b"" and table.failure is None  # GET is awaited: its timeout judges
     assert table.give_up(awaited) == b""  # its caller's time ran out
-    assert table.keepalive_due() == b"" and table.failure is None  # the silence counts from here
-    table._probe_sent -= 11
-    assert table.keepalive_due() == b""
+    assert table.keepalive_due(23.0) == b"" and table.failure is None  # the silence counts from here
+    assert table.keepalive_due(33.0) == b""
     assert isinstance(table.failure, ConnectionLost)
     assert messages.next_item() == confirm(b"subscribe", b"news", 1)  # what came before the end
     with pytest.raises(ConnectionLost):
@@ -557,10 +552,10 @@ def test_keepalive_probes_only_an_open_connection() -> None:
     """A wait stops cutting itself at keepalive checks only when none can be done: while
     the handshake runs or once the connection is closing or failed (a wait cut short for
     nothing would spin); never because one check found nothing to do."""
-    table: CallTable[None] = CallTable(RedisProtocol(), keepalive=0.01)
+    table: CallTable[None] = CallTable(RedisProtocol(), keepalive=0.01, now=0.0)
     table.hello()
     assert not table.probing
-    assert table.receive(hello_map()) is None
+    assert table.receive(hello_map(), 0.0) is None
     assert table.probing
     table.close()
     assert not table.probing
@@ -573,14 +568,14 @@ def test_a_message_before_the_new_subscriptions_confirmation_is_nobodys() -> Non
     subscription was confirmed")."""
     table = opened()
     first = subscribe(table, "SUBSCRIBE", "news")
-    assert table.receive(confirm(b"subscribe", b"news", 1)) is None
+    assert table.receive(confirm(b"subscribe", b"news", 1), 0.0) is None
     assert parse(table.give_up(first)) == [b"UNSUBSCRIBE", b"news"]
     second = subscribe(table, "SUBSCRIBE", "news")
     late = push(b"message", b"news", b"for the first")
     ended, confirmed = confirm(b"unsubscribe", b"news", 0), confirm(b"subscribe", b"news", 1)
-    assert table.receive(late + ended + confirmed) is None
+    assert table.receive(late + ended + confirmed, 0.0) is None
     assert second.next_item() == confirm(b"subscribe", b"news", 1)
-    assert table.receive(push(b"message", b"news", b"for the second")) is None
+    assert table.receive(push(b"message", b"news", b"for the second"), 0.0) is None
     assert second.next_item() == push(b"message", b"news", b"for the second")
 
 
@@ -591,7 +586,7 @@ def test_a_subscribe_that_never_left_is_confirmed_by_nobody() -> None:
     unsent = subscribe(table, "SUBSCRIBE", "news")
     table.release(unsent)
     later = subscribe(table, "SUBSCRIBE", "news")
-    assert table.receive(confirm(b"subscribe", b"news", 1)) is None
+    assert table.receive(confirm(b"subscribe", b"news", 1), 0.0) is None
     assert later.next_item() == confirm(b"subscribe", b"news", 1)
-    assert table.receive(push(b"message", b"news", b"hello")) is None
+    assert table.receive(push(b"message", b"news", b"hello"), 0.0) is None
     assert later.next_item() == push(b"message", b"news", b"hello")

@@ -50,10 +50,10 @@ def connection_refusal(server: ServerProtocol) -> RemoteError:
 
 
 def connected(token: str | None = None, **server_kw: int) -> tuple[Table, ServerProtocol]:
-    client: Table = CallTable(ClientProtocol(token=token))
+    client: Table = CallTable(ClientProtocol(token=token), now=0.0)
     server = ServerProtocol(token=token, **server_kw)
     assert server.receive(client.hello()) == []
-    assert client.receive(server.take_output()) is None
+    assert client.receive(server.take_output(), 0.0) is None
     assert client.handshake.done and client.handshake.error is None
     assert client.protocol.state is State.OPEN and server.handshaken
     return client, server
@@ -88,7 +88,7 @@ def test_handshake_ok_and_server_max_is_learned() -> None:
 
 @pytest.mark.parametrize("client_token", [None, "", "wrong", "s3cre", "s3cret!"])
 def test_wrong_or_missing_token_is_unauthorized(client_token: str | None) -> None:
-    client: Table = CallTable(ClientProtocol(token=client_token))
+    client: Table = CallTable(ClientProtocol(token=client_token), now=0.0)
     server = ServerProtocol(token="s3cret")
     assert server.receive(client.hello()) == []
     assert not server.handshaken
@@ -98,7 +98,7 @@ def test_wrong_or_missing_token_is_unauthorized(client_token: str | None) -> Non
     assert (frame.kind, frame.id) == (FrameKind.ERROR, 0)
     assert decode_error(frame.payload).code == ErrorCode.UNAUTHORIZED
     assert isinstance(connection_error(frame.payload), AuthenticationError)
-    failure = client.receive(refusal)
+    failure = client.receive(refusal, 0.0)
     assert isinstance(failure, AuthenticationError)
     assert client.handshake.done and client.handshake.error is failure
     with pytest.raises(AuthenticationError):
@@ -125,8 +125,8 @@ def test_version_mismatch() -> None:
     assert isinstance(converted, ConnectError) and not isinstance(converted, AuthenticationError)
     with pytest.raises(ProtocolError):
         ClientProtocol().welcome(struct.pack(">HI", 2, 65536))
-    client: Table = CallTable(ClientProtocol())
-    failure = client.receive(encode_frame(FrameKind.WELCOME, 0, struct.pack(">HI", 2, 65536)))
+    client: Table = CallTable(ClientProtocol(), now=0.0)
+    failure = client.receive(encode_frame(FrameKind.WELCOME, 0, struct.pack(">HI", 2, 65536)), 0.0)
     assert isinstance(failure, ProtocolError)
     with pytest.raises(ConnectError, match="handshake failed"):
         client.handshake_outcome()
@@ -167,7 +167,7 @@ def test_duplicate_request_id_in_flight_is_a_connection_error() -> None:
 def test_request_id_is_reusable_after_its_final_frame() -> None:
     client, server = connected()
     event = send(client, server, methods.stats())
-    client.receive(server.respond(event.id, b"{}"))
+    client.receive(server.respond(event.id, b"{}"), 0.0)
     again = encode_frame(FrameKind.REQUEST, event.id, methods.encode_request("stats", b""))
     assert server.receive(again) == [RequestReceived(event.id, "stats", b"")]
     assert not server.closing
@@ -210,7 +210,7 @@ def test_request_response_round_trip() -> None:
     call, event = start(client, server, methods.echo(b"hello", 0.25))
     assert methods.parse_delay_and_body("echo", event.args) == (0.25, b"hello")
     assert client.in_flight == 1 and event.id in server.open_ids and not call.done
-    assert client.receive(server.respond(event.id, b"hello")) is None
+    assert client.receive(server.respond(event.id, b"hello"), 0.0) is None
     assert call.done and call.outcome() == b"hello"
     assert client.in_flight == 0 and event.id not in server.open_ids
 
@@ -218,7 +218,7 @@ def test_request_response_round_trip() -> None:
 def test_oversize_response_becomes_frame_too_large_error() -> None:
     client, server = connected(max_frame_size=1024)
     call, event = start(client, server, methods.blob(2000, 1, True))
-    assert client.receive(server.respond(event.id, b"x" * 2000)) is None
+    assert client.receive(server.respond(event.id, b"x" * 2000), 0.0) is None
     assert isinstance(call.error, RemoteError) and call.error.code == ErrorCode.FRAME_TOO_LARGE
 
 
@@ -226,10 +226,10 @@ def test_stream_round_trip() -> None:
     client, server = connected()
     call, event = start(client, server, methods.words(3, 0))
     data = b"".join(server.stream_item(event.id, methods.word_at(i).encode()) for i in range(3))
-    assert client.receive(data) is None
+    assert client.receive(data, 0.0) is None
     assert list(call.items or ()) == [b"alpha", b"hotel", b"oscar"] and not call.done
     assert client.in_flight == 1
-    assert client.receive(server.stream_end(event.id)) is None
+    assert client.receive(server.stream_end(event.id), 0.0) is None
     assert call.done and call.error is None
     assert client.in_flight == 0
 
@@ -238,7 +238,7 @@ def test_ping_pong() -> None:
     client, server = connected()
     call, data = client.start(CallKind.PING, "ping", b"")
     assert server.receive(data) == []
-    assert client.receive(server.take_output()) is None
+    assert client.receive(server.take_output(), 0.0) is None
     assert call.done and call.outcome() == b""
     assert client.in_flight == 0
     server.receive(encode_frame(FrameKind.PING, 7, b"\x01\x02"))
@@ -269,14 +269,14 @@ def test_abandon_drops_frames_until_final_then_id_is_reusable() -> None:
     assert client.give_up(call) == b""
     assert server.receive(cancel) == [CancelReceived(rid)]
     late = server.stream_item(rid, b"alpha") + server.fail(rid, ErrorCode.CANCELLED, "cancelled")
-    assert client.receive(late) is None
+    assert client.receive(late, 0.0) is None
     assert client.dropped == 2 and client.in_flight == 0
     client._next_id = rid  # white box: make the allocator try the freed id next
     reused, _ = client.start(CallKind.UNARY, "stats", b"")
     assert reused.id == rid
-    assert client.receive(server.respond(rid, b"{}")) is None
+    assert client.receive(server.respond(rid, b"{}"), 0.0) is None
     assert reused.outcome() == b"{}"
-    assert isinstance(client.receive(server.respond(rid, b"")), ProtocolError)
+    assert isinstance(client.receive(server.respond(rid, b""), 0.0), ProtocolError)
 
 
 def test_open_id_is_never_handed_out_again() -> None:
@@ -297,7 +297,7 @@ def test_client_close_and_server_goodbye() -> None:
     assert server.closing and server.close_reason == "client closed"
     assert server.take_output() == b""
     client2, server2 = connected()
-    assert isinstance(client2.receive(server2.goodbye()), ClosedError)
+    assert isinstance(client2.receive(server2.goodbye(), 0.0), ClosedError)
     assert server2.closing
 
 
@@ -316,24 +316,24 @@ def test_client_close_and_server_goodbye() -> None:
 )
 def test_client_protocol_errors(data: bytes) -> None:
     client, _ = connected()
-    assert isinstance(client.receive(data), ProtocolError)
+    assert isinstance(client.receive(data, 0.0), ProtocolError)
     assert client.closed
 
 
 def test_client_refuses_request_frames_before_welcome() -> None:
-    client: Table = CallTable(ClientProtocol())
-    assert isinstance(client.receive(encode_frame(FrameKind.RESPONSE, 1)), ProtocolError)
+    client: Table = CallTable(ClientProtocol(), now=0.0)
+    assert isinstance(client.receive(encode_frame(FrameKind.RESPONSE, 1), 0.0), ProtocolError)
     with pytest.raises(ConnectError):
         client.handshake_outcome()
 
 
 def test_client_enforces_its_own_maximum() -> None:
-    client: Table = CallTable(ClientProtocol(max_frame_size=1024))
+    client: Table = CallTable(ClientProtocol(max_frame_size=1024), now=0.0)
     server = ServerProtocol()
     server.receive(client.hello())
-    client.receive(server.take_output())
+    client.receive(server.take_output(), 0.0)
     call, event = start(client, server, methods.blob(2000, 1, True))
-    assert isinstance(client.receive(server.respond(event.id, b"x" * 2000)), FrameTooLarge)
+    assert isinstance(client.receive(server.respond(event.id, b"x" * 2000), 0.0), FrameTooLarge)
     assert isinstance(call.error, FrameTooLarge)
 
 

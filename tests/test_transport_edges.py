@@ -369,8 +369,8 @@ async def test_a_request_queued_behind_a_stuck_writer_is_taken_back_at_its_deadl
     call times out writing it, as on every transport."""
     from dualio_transports.wire.call_table import CallTable
 
-    def early(self: CallTable[object], until: float) -> float:
-        return min(until, time.monotonic() + 0.05)
+    def early(self: CallTable[object], until: float, now: float) -> float:
+        return min(until, now + 0.05)
 
     with ScriptedPeer(stall()) as peer:
         async with AsyncClient(*peer.address, transport="anyio", keepalive=None, retry=None) as client:

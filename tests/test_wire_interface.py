@@ -120,9 +120,9 @@ class LineProtocol:
 
 
 def opened(protocol: LineProtocol | None = None) -> CallTable[None]:
-    table: CallTable[None] = CallTable(protocol or LineProtocol())
+    table: CallTable[None] = CallTable(protocol or LineProtocol(), now=0.0)
     assert table.hello() == b"HELLO\n"
-    assert table.receive(b"+HI\n") is None
+    assert table.receive(b"+HI\n", 0.0) is None
     assert table.handshake.done and table.protocol.is_open
     return table
 
@@ -136,9 +136,9 @@ def start(table: CallTable[None], method: str, args: bytes = b"") -> CallState[N
 def test_replies_in_order_reach_the_calls_in_the_order_their_requests_were_written() -> None:
     table = opened()
     first, second, third = start(table, "GET", b"a"), start(table, "GET", b"b"), start(table, "GET", b"c")
-    assert table.receive(b"+1\n+2\n") is None
+    assert table.receive(b"+1\n+2\n", 0.0) is None
     assert first.outcome() == b"1" and second.outcome() == b"2" and not third.done
-    assert table.receive(b"-WRONGTYPE\n") is None
+    assert table.receive(b"-WRONGTYPE\n", 0.0) is None
     with pytest.raises(RemoteError, match="WRONGTYPE"):
         third.outcome()
     assert table.in_flight == 0
@@ -149,7 +149,7 @@ def test_a_given_up_calls_reply_is_read_and_dropped_and_nothing_is_sent() -> Non
     left, kept = start(table, "GET", b"slow"), start(table, "GET", b"next")
     assert list(procedure.give_up(table, left)) == []  # nothing to tell the server
     assert left.abandoned and table.in_flight == 2
-    assert table.receive(b"+late\n+mine\n") is None
+    assert table.receive(b"+late\n+mine\n", 0.0) is None
     assert kept.outcome() == b"mine"  # never the given-up call's answer
     assert table.dropped == 1 and table.in_flight == 0
 
@@ -167,7 +167,7 @@ def test_a_request_that_never_left_leaves_the_order_too() -> None:
     table = opened()
     unsent, sent = start(table, "GET", b"a"), start(table, "GET", b"b")
     table.unsent(unsent, may_have_left=False)
-    assert table.receive(b"+b\n") is None
+    assert table.receive(b"+b\n", 0.0) is None
     assert sent.outcome() == b"b"
 
 
@@ -176,7 +176,7 @@ def test_pushes_go_to_the_subscription_they_name_between_replies() -> None:
     stream, _ = table.start(CallKind.STREAM, "SUBSCRIBE", b"news")
     unary = start(table, "GET", b"a")
     pushed = f">{stream.id} hello\n+a\n>{stream.id} world\n>{stream.id}\n".encode()
-    assert table.receive(pushed) is None
+    assert table.receive(pushed, 0.0) is None
     assert unary.outcome() == b"a"
     items = [table.next_item(stream), table.next_item(stream), table.next_item(stream)]
     assert items == [b"hello", b"world", Next.END]
@@ -186,16 +186,15 @@ def test_the_keepalive_probe_is_the_protocols_and_its_reply_comes_in_order() -> 
     table = opened()
     table.keepalive = 0.001
     busy = start(table, "GET", b"a")
-    table.last_heard -= 1
-    assert table.keepalive_due() == b"PING\n"
-    assert table.receive(b"+a\n+PONG\n") is None
+    assert table.keepalive_due(1.0) == b"PING\n"  # a second of silence
+    assert table.receive(b"+a\n+PONG\n", 0.0) is None
     assert busy.outcome() == b"a" and table.in_flight == 0
 
 
 def test_garbage_fails_the_connection_with_a_protocol_error() -> None:
     table = opened()
     call = start(table, "GET", b"a")
-    failure = table.receive(b"*what\n")
+    failure = table.receive(b"*what\n", 0.0)
     assert isinstance(failure, ProtocolError)
     with pytest.raises(ProtocolError):
         call.outcome()
@@ -204,27 +203,27 @@ def test_garbage_fails_the_connection_with_a_protocol_error() -> None:
 def test_a_message_of_the_wrong_kind_for_its_call_fails_the_connection() -> None:
     table = opened()
     call = start(table, "GET", b"a")
-    failure = table.receive(f">{call.id} pushed\n".encode())
+    failure = table.receive(f">{call.id} pushed\n".encode(), 0.0)
     assert isinstance(failure, ProtocolError) and "push line" in str(failure)
 
 
 def test_a_reply_that_names_its_call_takes_that_call_out_of_the_order() -> None:
     table = opened()
     named, next_in_order = start(table, "GET", b"a"), start(table, "GET", b"b")
-    assert table.receive(f"={named.id} by-key\n+in-order\n".encode()) is None
+    assert table.receive(f"={named.id} by-key\n+in-order\n".encode(), 0.0) is None
     assert named.outcome() == b"by-key" and next_in_order.outcome() == b"in-order"
 
 
 def test_a_transport_that_writes_later_puts_each_call_in_the_order_as_it_writes() -> None:
     """The blocking transport starts calls under the table's lock and writes them under
     its write lock: started 1, 2 but written 2, 1, the replies follow the writes."""
-    table: CallTable[None] = CallTable(LineProtocol(), order_at_start=False)
+    table: CallTable[None] = CallTable(LineProtocol(), order_at_start=False, now=0.0)
     table.hello()
-    assert table.receive(b"+HI\n") is None
+    assert table.receive(b"+HI\n", 0.0) is None
     first, second = start(table, "GET", b"1"), start(table, "GET", b"2")
     table.enter_order(second)  # written first
     table.enter_order(first)
-    assert table.receive(b"+two\n+one\n") is None
+    assert table.receive(b"+two\n+one\n", 0.0) is None
     assert first.outcome() == b"one" and second.outcome() == b"two"
 
 

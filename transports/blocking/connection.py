@@ -140,7 +140,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         sock.setblocking(False)
         self._sock = sock
         self._table: CallTable[Any] = CallTable(
-            options.wire_protocol(), wake=self._wake,
+            options.wire_protocol(), now=monotonic(), wake=self._wake,
             keepalive=options.keepalive, order_at_start=False,  # a request is written under _write_lock
         )
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
@@ -182,7 +182,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         return conn
 
     def _handshake(self, until: float) -> None:
-        self._drive(procedure.handshake(self._table, until))
+        self._drive(procedure.handshake(self._table, until, monotonic()))
 
     # -- calls ----------------------------------------------------------------
 
@@ -225,10 +225,11 @@ class BlockingConnection(ConnectionFacts[Any]):
             _check_not_cancelled(handle)
         try:
             with self._mutex:
-                idle = table.idle
+                now = monotonic()
+                idle = table.idle(now)
                 if not idle:
                     call, data = table.start(kind, method, args, answers)
-                    wake_by = table.wait_until(until)
+                    wake_by = table.wait_until(until, now)
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()  # before the role is taken: the finally below gives it back
                         self._reading = reader
@@ -236,7 +237,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 self._read_idle()
                 with self._mutex:
                     call, data = table.start(kind, method, args, answers)
-                    wake_by = table.wait_until(until)
+                    wake_by = table.wait_until(until, monotonic())
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()
                         self._reading = reader
@@ -253,7 +254,8 @@ class BlockingConnection(ConnectionFacts[Any]):
                     raise late
                 if handle is not None and not handle.bind(self, call):
                     raise failures.cancelled_while_sent()
-                if until <= monotonic():  # the send took the call's time: as the procedure's await_news
+                now = monotonic()
+                if until <= now:  # the send took the call's time: as the procedure's await_news
                     raise failures.call_timeout()
                 if reader and self._reading == reader:  # perform()'s Await, written out
                     self._read_once(wake_by)  # gives the role up, unless interrupted before it held it
@@ -263,7 +265,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 if not answered:
                     self._wait(call, wake_by, want_item=False)
                     if not call.done:
-                        self._drive(procedure.answer(table, call, until))
+                        self._drive(procedure.answer(table, call, until, monotonic()))
             except BaseException:
                 self._drive(procedure.give_up(table, call))
                 raise
@@ -282,16 +284,16 @@ class BlockingConnection(ConnectionFacts[Any]):
         ``item_timeout`` of asking for it. Leaving the loop early cancels the stream on the server.
         """
         deadlines = ItemDeadlines(until, item_timeout)
-        steps = procedure.stream(self._table, request.method, request.args, deadlines, sent)
+        steps = procedure.stream(self._table, request.method, request.args, deadlines, monotonic(), sent)
         return driver.stream_items(steps, self.perform, request.decode_item, self.step)
 
     def stream_items(
         self, call: LiveCall, deadlines: ItemDeadlines
-    ) -> Generator[procedure.Effect, None, None]:
+    ) -> Generator[procedure.Effect, float, None]:
         """The procedure that takes a stream's items (:func:`procedure.items`), for a driver
         on another thread: it runs each step with :meth:`step` and performs what it yields,
         waiting for an ``Await`` its own way (``on_news``)."""
-        return procedure.items(self._table, call, deadlines)
+        return procedure.items(self._table, call, deadlines, monotonic())
 
     def cancel(self, call: LiveCall) -> None:
         """Stop waiting for ``call``: whoever waits gets CallCancelled, its late answer
@@ -300,16 +302,16 @@ class BlockingConnection(ConnectionFacts[Any]):
 
     # -- the driver -----------------------------------------------------------------
 
-    def _drive(self, steps: Generator[procedure.Effect, None, R], handle: Handle | None = None) -> R:
+    def _drive(self, steps: Generator[procedure.Effect, float, R], handle: Handle | None = None) -> R:
         """Run a procedure to its end (from this thread), performing its effects."""
         perform = self.perform if handle is None else functools.partial(self.perform, handle=handle)
         return driver.run(steps, perform, self.step)
 
     def step(
-        self, steps: Generator[procedure.Effect, None, Any], error: BaseException | None
+        self, steps: Generator[procedure.Effect, float, Any], error: BaseException | None, now: float | None,
     ) -> procedure.Effect:
-        """One step of a procedure, holding the mutex (it uses the call table); the
-        completion callbacks it queued run after."""
+        """One step of a procedure (:func:`async_driver.step_here`), holding the mutex (it
+        uses the call table); the completion callbacks it queued run after."""
         try:
             self._mutex.acquire()
         except BaseException as exc:
@@ -318,7 +320,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             self._mutex.acquire()
             error = exc
         try:
-            return steps.send(None) if error is None else steps.throw(error)
+            return steps.send(now) if error is None else steps.throw(error)  # type: ignore[arg-type]
         finally:
             ready = self._take_ready()
             self._mutex.release()
@@ -470,7 +472,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 if failure is not None:
                     self._table.fail(failure)
                 elif data:
-                    failure = self._table.receive(data)
+                    failure = self._table.receive(data, monotonic())
                 routed = True
                 if failure is not None:
                     self._shutdown_socket()

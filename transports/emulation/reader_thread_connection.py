@@ -21,6 +21,7 @@ import socket
 import threading
 from collections.abc import Callable
 from threading import get_ident
+from time import monotonic
 from typing import Any
 
 from dualio_transports.blocking.connection import BlockingConnection, Handle, LiveCall
@@ -98,8 +99,8 @@ class ReaderThreadConnection(BlockingConnection):
             return procedure.item_expired(deadlines)
 
         return self._open(
-            CallKind.STREAM, request, deadlines.for_wait(), handle, _Completion(ended, on_news), sent,
-            expired,
+            CallKind.STREAM, request, deadlines.for_wait(monotonic()), handle, _Completion(ended, on_news),
+            sent, expired,
         )
 
     def _open(
@@ -111,7 +112,8 @@ class ReaderThreadConnection(BlockingConnection):
             raise failures.cancelled_before_sent()
         answers = request.answers if isinstance(request, Request) else 1
         call = self._drive(procedure.open_handed_call(
-            self._table, kind, request.method, request.args, until, sent, completion, expired, answers
+            self._table, kind, request.method, request.args, until, monotonic(), sent, completion, expired,
+            answers,
         ), handle)
         self._ensure_reader()
         return call
@@ -152,10 +154,11 @@ class ReaderThreadConnection(BlockingConnection):
                 if self._table.failure is not None:
                     return
                 self._reading = get_ident()
-            if not self._read_once(self._table.wait_until(math.inf)):
+            if not self._read_once(self._table.wait_until(math.inf, monotonic())):
                 return
-            if self._table.keepalive_wait() == 0:
-                self._drive(procedure.keepalive(self._table))
+            now = monotonic()
+            if self._table.keepalive_wait(now) == 0:
+                self._drive(procedure.keepalive(self._table, now))
 
     def _shutdown(self) -> None:
         reader = self._reader

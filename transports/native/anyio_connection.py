@@ -117,7 +117,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
     def __init__(self, stream: ByteStream, options: ConnectOptions) -> None:
         self._stream = stream
         self._table: CallTable[_Event] = CallTable(
-            options.wire_protocol(), wake=_wake,
+            options.wire_protocol(), now=time.monotonic(), wake=_wake,
             keepalive=options.keepalive,
         )
         self._write_lock = anyio.Lock()
@@ -188,7 +188,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         return conn
 
     async def _handshake(self, until: float) -> None:
-        await self._drive(procedure.handshake(self._table, until))
+        await self._drive(procedure.handshake(self._table, until, time.monotonic()))
 
     # -- calls --------------------------------------------------------------------
 
@@ -197,7 +197,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         deadlines = ItemDeadlines(until, item_timeout)
-        steps = procedure.stream(self._table, request.method, request.args, deadlines, sent)
+        steps = procedure.stream(self._table, request.method, request.args, deadlines, time.monotonic(), sent)
         return async_driver.stream_items(steps, self._perform, request.decode_item)
 
     async def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T:
@@ -209,7 +209,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         no procedure, and calls one only for what is not straight: a failed write, a wait
         past the first deadline or keepalive check, a give-up."""
         table = self._table
-        if table.idle and not self._reading and self._pending_input():
+        if table.idle(time.monotonic()) and not self._reading and self._pending_input():
             await self._read_idle(until)
         call, data = table.start(_UNARY, request.method, request.args, request.answers)
         ticket = 0  # its place in the outbox, while it waits there for the writer
@@ -232,12 +232,12 @@ class AnyioConnection(ConnectionFacts[_Event]):
             sent.append(call.id)
         try:
             if not call.done:
-                await self._await_news(call, table.wait_until(until), False)
+                await self._await_news(call, table.wait_until(until, time.monotonic()), False)
                 if not call.done:
                     expired = failures.call_timeout
                     if ticket:
                         expired = functools.partial(self._deadline_while_queued, call, ticket, sent)
-                    await self._drive(procedure.answer(table, call, until, expired))
+                    await self._drive(procedure.answer(table, call, until, time.monotonic(), expired))
         except GeneratorExit:  # closed half-way (collected): given up when the table is next used
             table.collect(call)
             raise
@@ -248,13 +248,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     async def ping(self, until: float, sent: list[int] | None = None) -> float:
         started = time.perf_counter()
-        steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", until, sent)
+        steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", until, time.monotonic(), sent)
         (await self._drive(steps)).outcome()
         return time.perf_counter() - started
 
     # -- performing the procedure's effects ---------------------------------------------
 
-    def _drive(self, steps: Generator[procedure.Effect, None, R]) -> Awaitable[R]:
+    def _drive(self, steps: Generator[procedure.Effect, float, R]) -> Awaitable[R]:
         return async_driver.run(steps, self._perform)
 
     async def _perform(self, effect: procedure.Effect) -> None:
@@ -550,7 +550,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         else:
             if not data:  # a socket's end (a stream says so with EndOfStream)
                 await self._teardown(failures.peer_closed())
-            elif self._table.receive(data) is not None:
+            elif self._table.receive(data, time.monotonic()) is not None:
                 await self._teardown(self._table.failure)  # type: ignore[arg-type]
 
     # -- closing --------------------------------------------------------------------

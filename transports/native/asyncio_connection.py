@@ -79,7 +79,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
         self._table: CallTable[asyncio.Future[None]] = CallTable(
-            options.wire_protocol(), wake=_wake,
+            options.wire_protocol(), now=time.monotonic(), wake=_wake,
             keepalive=options.keepalive,
         )
         self._deadlines: TimerQueue[asyncio.Future[None]] = TimerQueue(_ended)
@@ -117,7 +117,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
                     lambda: conn, options.host, options.port, ssl=options.tls,
                     server_hostname=options.tls_hostname if options.tls else None,
                 )
-            await async_driver.run(procedure.handshake(conn._table, until), conn._perform)
+            await async_driver.run(procedure.handshake(conn._table, until, time.monotonic()), conn._perform)
             conn._keepalive()
             if conn._keepalive_at < conn._deadlines.armed:
                 conn._arm(conn._keepalive_at)
@@ -151,7 +151,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
 
     def buffer_updated(self, nbytes: int) -> None:
         table = self._table
-        failure = table.receive(nbytes if self._into_room else self._read_view[:nbytes].tobytes())
+        data = nbytes if self._into_room else self._read_view[:nbytes].tobytes()
+        failure = table.receive(data, time.monotonic())
         if failure is not None:
             self._abort()
             self._resume()
@@ -253,7 +254,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         """A PING after ``keepalive`` seconds of silence; the connection fails if it goes
         unanswered as long. Plans the next check; the caller arms the timer for it."""
         self._keepalive_at = math.inf
-        due = procedure.keepalive_due(self._table)
+        due = procedure.keepalive_due(self._table, time.monotonic())
         if due is not None:
             self._perform_now(due)
             if self._table.failure is not None:
@@ -265,10 +266,11 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         """When the timer looks next (this transport's timer, not its waiting callers, keeps
         the keepalive schedule): :data:`KEEPALIVE_SLACK` after the table's next check is
         due; :data:`NO_DEADLINE` when none is planned."""
-        check = self._table.next_keepalive_check()
+        now = time.monotonic()
+        check = self._table.next_keepalive_check(now)
         if check is None:
             return NO_DEADLINE
-        return max(check, time.monotonic()) + KEEPALIVE_SLACK
+        return max(check, now) + KEEPALIVE_SLACK
 
     # -- calls --------------------------------------------------------------------
 
@@ -403,7 +405,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         sent: list[int] | None = None,
     ) -> AsyncGenerator[T, None]:
         deadlines = ItemDeadlines(until, item_timeout)
-        steps = procedure.stream(self._table, request.method, request.args, deadlines, sent)
+        steps = procedure.stream(self._table, request.method, request.args, deadlines, time.monotonic(), sent)
         return async_driver.stream_items(steps, self._perform, request.decode_item)
 
     # -- performing the procedure's effects (the unary call above makes the same

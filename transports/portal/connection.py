@@ -265,7 +265,7 @@ class PortalConnection:
             while True:
                 handoff = self._portal.submit(_next_item(items))
                 started = started or handoff is not None
-                item = self._result(handoff, deadlines.for_wait(), expired)
+                item = self._result(handoff, deadlines.for_wait(time.monotonic()), expired)
                 if isinstance(item, _End):
                     return
                 deadlines.item_taken()

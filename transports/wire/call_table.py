@@ -19,6 +19,9 @@ blocking one) makes the same decisions about a call, whatever the protocol
 - streams: items, end and error in one state, read with :meth:`CallState.next_item`;
 - keepalive: when a silent connection is probed, and when the probe's silence fails it.
 
+The table never reads a clock: whoever tells it of bytes or asks it about time passes
+the time (``now``, a ``time.monotonic()`` instant), so its tests choose the time.
+
 A transport only moves bytes, waits and times out. It registers a *wake*
 function; the table calls it whenever a call has something new (an item, its
 end, its error), and the transport wakes whoever waits on that call in its own
@@ -29,7 +32,6 @@ call in :attr:`CallState.waiter`; the table never looks at it.
 from __future__ import annotations
 
 import logging
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -175,6 +177,7 @@ class CallTable(Generic[W]):
         self,
         protocol: WireProtocol,
         *,
+        now: float,
         wake: Callable[[CallState[W]], None] = _nothing,
         keepalive: float | None = None,
         order_at_start: bool = True,
@@ -196,7 +199,7 @@ class CallTable(Generic[W]):
         self._collected: deque[CallState[W]] = deque()  # calls of procedures the collector closed (collect)
         self._unusual = False  # owed or collected, closing or failed: what a call's start looks at, once
         self.keepalive = keepalive
-        self.last_heard = time.monotonic()  # when bytes last arrived
+        self.last_heard = now  # when bytes last arrived (the connection's start, before any)
         self._probe: CallState[W] | None = None  # the keepalive PING in flight
         self._probe_sent = 0.0
         self._probe_behind = False  # the probe was last seen behind earlier calls in the order
@@ -222,13 +225,12 @@ class CallTable(Generic[W]):
         """Keys in use, abandoned ones included (the handshake is not a call)."""
         return len(self.live) - (HANDSHAKE_KEY in self.live)
 
-    @property
-    def idle(self) -> bool:
+    def idle(self, now: float) -> bool:
         """No call is in flight, so no caller reads, and the server has been silent for
-        ``IDLE_CHECK_AFTER``: whatever it sent meanwhile (a goodbye, its end of the
-        stream) waits unread. A transport without a reader of its own reads it before
+        ``IDLE_CHECK_AFTER`` at ``now``: whatever it sent meanwhile (a goodbye, its end of
+        the stream) waits unread. A transport without a reader of its own reads it before
         it starts a call."""
-        return not self.live and time.monotonic() - self.last_heard >= IDLE_CHECK_AFTER
+        return not self.live and now - self.last_heard >= IDLE_CHECK_AFTER
 
     def check_usable(self) -> None:
         """ClosedError unless a new call may start. Nothing was sent, so the error is as
@@ -396,9 +398,9 @@ class CallTable(Generic[W]):
 
     # -- incoming bytes ------------------------------------------------------------
 
-    def receive(self, data: bytes | int) -> DualioError | None:
-        """Route what arrived to its calls and wake them: ``data`` read, or (a count) that
-        many bytes received into :meth:`room`.
+    def receive(self, data: bytes | int, now: float) -> DualioError | None:
+        """Route what arrived (by ``now``) to its calls and wake them: ``data`` read, or (a
+        count) that many bytes received into :meth:`room`.
 
         Returns the connection's failure if these bytes ended it (a protocol
         error, a CLOSE or an ERROR about the whole connection), else None; every
@@ -408,7 +410,7 @@ class CallTable(Generic[W]):
             return self.failure
         if self._unusual:
             self.settle()
-        self.last_heard = time.monotonic()
+        self.last_heard = now
         try:
             messages = self._decoder.received(data) if isinstance(data, int) else self._decoder.feed(data)
         except ProtocolError as exc:
@@ -495,8 +497,8 @@ class CallTable(Generic[W]):
 
     # -- keepalive -----------------------------------------------------------------
 
-    def keepalive_due(self) -> bytes:
-        """A keepalive PING to send now, or ``b""``.
+    def keepalive_due(self, now: float) -> bytes:
+        """A keepalive PING to send at ``now``, or ``b""``.
 
         A PING goes out when a call is in flight (one whose caller gave up
         included) and nothing has arrived for ``keepalive`` seconds; when that
@@ -521,7 +523,6 @@ class CallTable(Generic[W]):
         """
         if self.keepalive is None or self.closing or self.failure is not None:
             return b""
-        now = time.monotonic()
         probe = self._probe
         if probe is not None:
             if not probe.done:
@@ -563,22 +564,21 @@ class CallTable(Generic[W]):
         handshake is done, nor once it is closing or failed."""
         return self.keepalive is not None and not self.closed and self.protocol.is_open
 
-    def keepalive_wait(self) -> float | None:
-        """Seconds until :meth:`keepalive_due` may have something to do; None: never."""
-        check = self.next_keepalive_check()
-        return None if check is None else max(check - time.monotonic(), 0.0)
+    def keepalive_wait(self, now: float) -> float | None:
+        """Seconds from ``now`` until :meth:`keepalive_due` may have something to do; None: never."""
+        check = self.next_keepalive_check(now)
+        return None if check is None else max(check - now, 0.0)
 
-    def wait_until(self, until: float) -> float:
-        """How long a wait for news may last: until ``until``, or the next keepalive
-        check (:meth:`keepalive_wait`) if that comes first."""
-        check = self.next_keepalive_check()
+    def wait_until(self, until: float, now: float) -> float:
+        """How long a wait for news that begins at ``now`` may last: until ``until``, or the
+        next keepalive check (:meth:`keepalive_wait`) if that comes first."""
+        check = self.next_keepalive_check(now)
         if check is None or until <= check:
             return until
-        now = time.monotonic()
         return check if check > now else min(now, until)
 
-    def next_keepalive_check(self) -> float | None:
-        """The ``time.monotonic()`` of the next keepalive check; None: never."""
+    def next_keepalive_check(self, now: float) -> float | None:
+        """The ``time.monotonic()`` of the next keepalive check, as seen at ``now``; None: never."""
         keepalive = self.keepalive
         if keepalive is None:
             return None
@@ -586,7 +586,7 @@ class CallTable(Generic[W]):
         if probe is not None and not probe.done:
             return self._probe_sent + keepalive
         if not self.live:
-            return time.monotonic() + keepalive  # idle: nothing to check, look again later
+            return now + keepalive  # idle: nothing to check, look again later
         return self.last_heard + keepalive
 
     def holds_reading(self, state: CallState[W]) -> bool:

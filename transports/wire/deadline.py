@@ -54,10 +54,10 @@ class ItemDeadlines:
         self._first: float | None = first
         self.item_timeout = item_timeout
 
-    def for_wait(self) -> float:
-        """The deadline of a wait for the next item, made as the wait begins."""
+    def for_wait(self, now: float) -> float:
+        """The deadline of a wait for the next item, made as the wait begins (at ``now``)."""
         first = self._first
-        return deadline(self.item_timeout) if first is None else first
+        return deadline(self.item_timeout, now) if first is None else first
 
     def item_taken(self) -> None:
         self._first = None

@@ -6,8 +6,11 @@ idle, start the call, send its request, tell its id, wait for its answer or its 
 item, ask for a keepalive PING, time out, give up (a timeout, a cancel, an
 interrupt, a consumer leaving a stream) and tell the server. Each procedure is a
 generator that yields *effects*, and a transport is a driver that performs each
-effect with its own primitives, then resumes the procedure with ``send(None)``, or
-with ``throw(error)`` when performing it failed:
+effect with its own primitives, then resumes the procedure with ``send(now)`` (the
+``time.monotonic()`` after performing it), or with ``throw(error)`` when performing it
+failed. A procedure is given the time it starts at; it reads no clock, so every decision
+about time is made on a time a driver or a test passed (one a little old only ever
+delays a decision to the next step: every wait it asks for ends at its deadline):
 
 ``Send(data, until)``
     Write this whole frame by ``until``, by the rules of
@@ -45,14 +48,13 @@ Unit tests drive these generators in memory, with no socket (tests/test_procedur
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 from dualio_transports.wire import failures
 from dualio_transports.wire.call_table import CallState, CallTable, Next, W
-from dualio_transports.wire.deadline import ItemDeadlines, passed
+from dualio_transports.wire.deadline import ItemDeadlines
 from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.protocol import CallKind
 
@@ -114,6 +116,8 @@ class Left(Exception):
     :meth:`CallTable.collect`, which gives it up when the table is next used.)"""
 
 Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
+Steps = Generator[Effect, float, Any]
+"""A procedure: its effects out, the time each was performed by in."""
 
 
 # -- pieces -------------------------------------------------------------------------
@@ -124,10 +128,10 @@ def item_expired(deadlines: ItemDeadlines) -> DualioTimeout:
     return failures.deadline_error(deadlines.item_timeout)
 
 
-def keepalive_due(table: CallTable[W]) -> Control | Teardown | None:
-    """What a connection silent for a keepalive interval needs: a PING to send, or,
-    when the last one went unanswered, its teardown (:meth:`CallTable.keepalive_due`)."""
-    probe = table.keepalive_due()
+def keepalive_due(table: CallTable[W], now: float) -> Control | Teardown | None:
+    """What a connection silent for a keepalive interval at ``now`` needs: a PING to send,
+    or, when the last one went unanswered, its teardown (:meth:`CallTable.keepalive_due`)."""
+    probe = table.keepalive_due(now)
     if probe:
         return Control(probe, table.probe)
     if table.failure is not None:
@@ -135,25 +139,25 @@ def keepalive_due(table: CallTable[W]) -> Control | Teardown | None:
     return None
 
 
-def keepalive(table: CallTable[W]) -> Generator[Effect, None, None]:
+def keepalive(table: CallTable[W], now: float) -> Generator[Effect, float, None]:
     """:func:`keepalive_due` for a reader of its own (the emulation's reader thread)."""
-    due = keepalive_due(table)
+    due = keepalive_due(table, now)
     if due is not None:
         yield due
 
 
 def open_call(
-    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
+    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float, now: float,
     sent: list[int] | None, waiter: W | None = None,
     expired: Callable[[], DualioError] = failures.call_timeout, answers: int = 1,
-) -> Generator[Effect, None, CallState[W]]:
-    """Start a call (``waiter``: the transport's, see :attr:`CallState.waiter`) and send
-    its request whole; ``sent`` is told its id once it left. A request that did not
-    leave releases its id at once; one that may have left gives the call up (a CANCEL
+) -> Generator[Effect, float, CallState[W]]:
+    """Start a call at ``now`` (``waiter``: the transport's, see :attr:`CallState.waiter`)
+    and send its request whole; ``sent`` is told its id once it left. A request that did
+    not leave releases its id at once; one that may have left gives the call up (a CANCEL
     follows it). A call whose deadline has passed raises ``expired()`` and sends nothing."""
-    if passed(until):
+    if now >= until:
         raise expired()
-    if table.idle:
+    if table.idle(now):
         yield ReadIdle(until)
     call, data = table.start(kind, method, args, answers)
     call.waiter = waiter
@@ -171,7 +175,7 @@ def open_call(
     return call
 
 
-def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Generator[Effect, None, None]:
+def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Generator[Effect, float, None]:
     """The write of ``call``'s request failed: its id is free at once if the request did
     not leave (or cannot be answered), else the call is given up with a CANCEL."""
     cancel = table.unsent(call, may_have_left=may_have_left)
@@ -180,13 +184,13 @@ def unsent(table: CallTable[W], call: CallState[W], may_have_left: bool) -> Gene
 
 
 def open_handed_call(
-    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
+    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float, now: float,
     sent: list[int] | None, waiter: W | None = None,
     expired: Callable[[], DualioError] = failures.call_timeout, answers: int = 1,
-) -> Generator[Effect, None, CallState[W]]:
+) -> Generator[Effect, float, CallState[W]]:
     """:func:`open_call`, then ``Started``: a call that something outside may abandon once
     its request left (the emulation's cancel handle), or that is answered elsewhere."""
-    call = yield from open_call(table, kind, method, args, until, sent, waiter, expired, answers)
+    call = yield from open_call(table, kind, method, args, until, now, sent, waiter, expired, answers)
     try:
         yield Started(call)
     except GeneratorExit:
@@ -200,29 +204,28 @@ def open_handed_call(
 
 def await_news(
     table: CallTable[W], call: CallState[W], until: float, want_item: bool,
-    expired: Callable[[], DualioTimeout],
-) -> Generator[Effect, None, None]:
+    expired: Callable[[], DualioTimeout], now: float,
+) -> Generator[Effect, float, None]:
     """Wait until ``call`` is done (or has an item); at ``until``, raise ``expired()``.
     A wait never outlasts the next keepalive check; after it, what came is read first
     and only then is the silence judged: a PING (or a teardown) is yielded in between,
     so a silent peer is found by a call without a timeout too."""
     quiet = False  # no keepalive check can be done (the handshake, the end): wait for ``until``
     while not (call.done or (want_item and call.items)):
-        now = time.monotonic()
         if now >= until:
             raise expired()
-        yield Await(call, until if quiet else table.wait_until(until), want_item)
+        now = yield Await(call, until if quiet else table.wait_until(until, now), want_item)
         if call.done or (want_item and call.items):
             return
-        if not quiet and table.keepalive_wait() == 0.0:
-            due = keepalive_due(table)
+        if not quiet and table.keepalive_wait(now) == 0.0:
+            due = keepalive_due(table, now)
             if due is not None:
-                yield due
+                now = yield due
             else:
                 quiet = not table.probing
 
 
-def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, None]:
+def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, float, None]:
     """The caller no longer waits for ``call``: the CANCEL to send, and readers held by
     its backlog may read again."""
     held = bool(table.backlogged)
@@ -236,24 +239,24 @@ def give_up(table: CallTable[W], call: CallState[W]) -> Generator[Effect, None, 
 # -- procedures ------------------------------------------------------------------------
 
 def roundtrip(
-    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float,
+    table: CallTable[W], kind: CallKind, method: str, args: bytes, until: float, now: float,
     sent: list[int] | None = None,
-) -> Generator[Effect, None, CallState[W]]:
-    """A unary call or a PING: send, wait for the final frame by ``until``; returns the
-    call, whose :meth:`CallState.outcome` is the answer."""
-    call = yield from open_call(table, kind, method, args, until, sent)
-    return (yield from answer(table, call, until))
+) -> Generator[Effect, float, CallState[W]]:
+    """A unary call or a PING started at ``now``: send, wait for the final frame by
+    ``until``; returns the call, whose :meth:`CallState.outcome` is the answer."""
+    call = yield from open_call(table, kind, method, args, until, now, sent)
+    return (yield from answer(table, call, until, now))
 
 
 def answer(
-    table: CallTable[W], call: CallState[W], until: float,
+    table: CallTable[W], call: CallState[W], until: float, now: float,
     expired: Callable[[], DualioTimeout] = failures.call_timeout,
-) -> Generator[Effect, None, CallState[W]]:
+) -> Generator[Effect, float, CallState[W]]:
     """Wait for the final frame of a call whose request left (or is queued to leave), by
     ``until``, which raises ``expired()``; a wait that fails (a timeout, a cancel, an
     interrupt) gives the call up. Returns the call."""
     try:
-        yield from await_news(table, call, until, False, expired)
+        yield from await_news(table, call, until, False, expired, now)
     except GeneratorExit:
         table.collect(call)
         raise
@@ -264,18 +267,22 @@ def answer(
 
 
 def stream(
-    table: CallTable[W], method: str, args: bytes, deadlines: ItemDeadlines, sent: list[int] | None = None,
-) -> Generator[Effect, None, None]:
-    """A stream: send its request by the first item's deadline, then :func:`items`."""
+    table: CallTable[W], method: str, args: bytes, deadlines: ItemDeadlines, now: float,
+    sent: list[int] | None = None,
+) -> Generator[Effect, float, None]:
+    """A stream started at ``now``: send its request by the first item's deadline, then
+    :func:`items`."""
     def expired() -> DualioTimeout:
         return item_expired(deadlines)
 
-    first = deadlines.for_wait()
-    call = yield from open_call(table, CallKind.STREAM, method, args, first, sent, None, expired)
-    yield from items(table, call, deadlines)
+    first = deadlines.for_wait(now)
+    call = yield from open_call(table, CallKind.STREAM, method, args, first, now, sent, None, expired)
+    yield from items(table, call, deadlines, now)
 
 
-def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> Generator[Effect, None, None]:
+def items(
+    table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines, now: float,
+) -> Generator[Effect, float, None]:
     """A started stream's items, each yielded as ``Item``, each by its deadline
     (:class:`ItemDeadlines`); at the end, or when the consumer leaves (an exception
     thrown in), the stream is given up (the server is told if it had not ended)."""
@@ -287,14 +294,14 @@ def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> 
             held = bool(table.backlogged)
             item = table.next_item(call)
             if held and not table.backlogged:
-                yield READ_ON
+                now = yield READ_ON
             if item is Next.WAIT:
-                yield from await_news(table, call, deadlines.for_wait(), True, expired)
+                yield from await_news(table, call, deadlines.for_wait(now), True, expired, now)
             elif item is Next.END:
                 break
             else:
                 deadlines.item_taken()
-                yield Item(item)
+                now = yield Item(item)
     except Left:
         pass
     except GeneratorExit:
@@ -306,11 +313,11 @@ def items(table: CallTable[W], call: CallState[W], deadlines: ItemDeadlines) -> 
     yield from give_up(table, call)
 
 
-def handshake(table: CallTable[W], until: float) -> Generator[Effect, None, None]:
+def handshake(table: CallTable[W], until: float, now: float) -> Generator[Effect, float, None]:
     """HELLO, then WELCOME by ``until``; any failure is a ConnectError."""
     try:
-        yield Send(table.hello(), until)
-        yield from await_news(table, table.handshake, until, False, failures.call_timeout)
+        now = yield Send(table.hello(), until)
+        yield from await_news(table, table.handshake, until, False, failures.call_timeout, now)
     except DualioError as exc:
         raise failures.handshake_failed(exc) from exc
     table.handshake_outcome()
