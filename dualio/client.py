@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import ssl
-from concurrent.futures import Executor
+from typing import Unpack
 
-from dualio.face_connection import AsyncFaceConnection, TransportName, check_transport
+from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName, check_transport
 from dualio.service_methods import AsyncServiceMethods
 from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
-from dualio_transports.emulation.emulated_connection import Strategy
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import (
     RequestCallback,
@@ -16,26 +15,27 @@ from dualio_transports.policy.events import (
     StateCallback,
 )
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
+from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 
 __all__ = ["AsyncClient", "TransportName"]
 
 
 class AsyncClient(AsyncServiceMethods, AsyncFaceConnection, FromUrl):
-    """An async client of the dualio service, on asyncio or trio.
+    """A client of the dualio service over one connection that concurrent calls share,
+    each answered by request id.
 
-    ``transport="native"`` (default) talks through non-blocking sockets on the
-    running loop: the ``asyncio.Protocol`` fast path on asyncio and uvloop, the
-    anyio transport on trio. ``transport="anyio"`` uses the anyio transport on
-    either loop. ``transport="emulated"`` drives the blocking transport from
-    worker threads, with ``emulation="pool" | "thread" | "callback"`` (see
-    docs/architecture.md). ``max_workers`` sizes a pool of the client's own;
-    ``executor`` supplies one; by default the loop's default executor is used
-    (``min(32, cpu + 4)`` workers).
+    ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
+    and shared is :class:`AsyncFaceConnection`'s. ``timeout`` is the default for every
+    call (``None``: wait forever); each method takes ``timeout=`` to override it for one
+    call. For ``words`` it bounds the wait for each item. A call that times out raises
+    :class:`~dualio_transports.wire.errors.DualioTimeout` and leaves the connection
+    usable; its late answer is dropped.
 
-    Open it with ``async with`` (or ``await client.open()`` and
-    ``await client.aclose()``) in one task; use it from any task on that loop.
-    Method names, parameters and defaults are those of ``dualio_sync.Client``.
+    A lost connection is opened again by the next call, and calls that are safe to
+    repeat are retried, as ``retry`` allows (``None``: never). ``lazy=True`` connects on
+    the first call instead of at opening. ``keepalive`` seconds of silence are checked
+    with a PING. See docs/api.md for ``on_state``, ``on_request`` and ``on_response``.
     """
 
     def __init__(
@@ -56,16 +56,14 @@ class AsyncClient(AsyncServiceMethods, AsyncFaceConnection, FromUrl):
         on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None,
         transport: TransportName = "native",
-        emulation: Strategy = "pool",
-        max_workers: int | None = None,
-        executor: Executor | None = None,
+        **async_only: Unpack[AsyncOnly],
     ) -> None:
-        check_transport(transport, emulation, max_workers, executor)
+        check_transport(transport, **async_only)
+        timeout = check_timeout("timeout", timeout)  # before the address
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, token, max_frame_size, keepalive
         )
         self._setup(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
-            on_response=on_response, transport=transport, emulation=emulation, max_workers=max_workers,
-            executor=executor,
+            on_response=on_response, transport=transport, **async_only,
         )

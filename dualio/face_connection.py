@@ -8,7 +8,7 @@ import itertools
 from asyncio import _get_running_loop  # asyncio.events.__all__: None outside a loop, no raise
 from concurrent.futures import Executor
 from types import TracebackType
-from typing import Literal, Self
+from typing import Literal, Self, TypedDict, Unpack
 
 import anyio
 
@@ -26,31 +26,51 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, check_policy
-from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire.deadline import on_clock
 from dualio_transports.wire.errors import UsageError
 
 TransportName = Literal["native", "anyio", "emulated"]
+"""How an async face's calls wait: ``"native"`` (the default) through non-blocking
+sockets on the running loop, the ``asyncio.Protocol`` fast path on asyncio and uvloop
+and the anyio transport on trio; ``"anyio"``, the anyio transport on either loop;
+``"emulated"``, the blocking transport driven from worker threads (:class:`AsyncOnly`)."""
 
 _TRANSPORTS = ("native", "anyio", "emulated")
 
 
-def check_transport(
-    transport: str, emulation: Strategy, max_workers: int | None, executor: Executor | None
-) -> None:
-    """ValueError unless ``transport`` is an async face's and the emulation's settings fit it."""
+class AsyncOnly(TypedDict, total=False):
+    """The arguments only an async face's constructor takes, all of them for
+    ``transport="emulated"``: ``emulation`` is how a blocking call is made awaitable
+    (``"pool"``, the default: a pooled worker per call; ``"thread"``: a thread per call;
+    ``"callback"``: a worker writes, the connection's reader thread answers; see
+    docs/architecture.md), ``max_workers`` sizes a pool of the client's own, ``executor``
+    supplies one (by default the loop's default executor, ``min(32, cpu + 4)`` workers)."""
+
+    emulation: Strategy
+    max_workers: int | None
+    executor: Executor | None
+
+
+def check_transport(transport: object, **async_only: Unpack[AsyncOnly]) -> None:
+    """TypeError or ValueError unless ``transport`` names an async face's transport and
+    the emulation's settings fit it."""
+    if not isinstance(transport, str):
+        raise TypeError(f"transport must be a str, one of {_TRANSPORTS}, not {type(transport).__name__}")
     if transport not in _TRANSPORTS:
         raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
-    check_emulation(emulation, max_workers, executor)
+    max_workers, executor = async_only.get("max_workers"), async_only.get("executor")
+    check_emulation(async_only.get("emulation", "pool"), max_workers, executor)
     if transport != "emulated" and (max_workers is not None or executor is not None):
         raise ValueError("max_workers and executor apply to transport='emulated' only")
 
 
 class AsyncFaceConnection(AsyncCalls):
-    """One connection of an async face, on the transport it chose; opened with
-    ``async with`` (or ``open()`` and ``aclose()``) in one task, used from any task on
-    that loop. The face's constructor checks its arguments, then calls :meth:`_setup`."""
+    """One connection of an async face, on the transport it chose (:data:`TransportName`).
+
+    Open it with ``async with`` (or ``await client.open()`` and ``await client.aclose()``)
+    in one task; use it from any task on that loop. The face's constructor checks its
+    arguments, then calls :meth:`_setup`."""
 
     def _setup(
         self,
@@ -63,10 +83,8 @@ class AsyncFaceConnection(AsyncCalls):
         on_request: RequestCallback | None,
         on_response: ResponseCallback | None,
         transport: TransportName,
-        emulation: Strategy,
-        max_workers: int | None,
-        executor: Executor | None,
         held_connections: int = HELD_CONNECTIONS,
+        **async_only: Unpack[AsyncOnly],
     ) -> None:
         self._options = options
         self.retry = check_policy(retry)
@@ -80,12 +98,12 @@ class AsyncFaceConnection(AsyncCalls):
         self._connecting: anyio.CancelScope | None = None
         self.host = options.host
         self.port = options.port
-        self.timeout = check_timeout("timeout", timeout)
+        self.timeout = timeout  # checked by the constructor, first
         self.connect_timeout = options.connect_timeout
         self.transport = transport
-        self.emulation = emulation
-        self._max_workers = max_workers
-        self._executor = executor
+        self.emulation = async_only.get("emulation", "pool")
+        self._max_workers = async_only.get("max_workers")
+        self._executor = async_only.get("executor")
         self._conn: AsyncTransport | None = None
         self._opened = False
         self.held_connections = check_held_connections(held_connections)

@@ -1,4 +1,8 @@
-"""dualio's blocking face: ``from dualio_sync import Client``."""
+"""dualio's blocking face: ``from dualio_sync import Client``.
+
+GENERATED from dualio/__init__.py by dualio/devtools/unasync.py: do not edit.
+Edit the source, then run ``python -m dualio.devtools.unasync``.
+"""
 
 from dualio_sync.client import Client
 from dualio_transports.dualio_protocol.methods import ServerStats

@@ -1,4 +1,8 @@
-"""The blocking face: ``with Client(host, port) as c: c.echo(b"hi")``."""
+"""The blocking face: ``with Client(host, port) as c: c.echo(b"hi")``.
+
+GENERATED from dualio/client.py by dualio/devtools/unasync.py: do not edit.
+Edit the source, then run ``python -m dualio.devtools.unasync``.
+"""
 
 from __future__ import annotations
 
@@ -21,28 +25,20 @@ __all__ = ["Client", "TransportName"]
 
 
 class Client(ServiceMethods, FaceConnection, FromUrl):
-    """A blocking client of the dualio service over one connection.
+    """A client of the dualio service over one connection that concurrent calls share,
+    each answered by request id.
 
-    Share one ``Client`` between threads freely: calls from different threads
-    are multiplexed on the connection, each answered by request id. A call that
-    times out raises :class:`~dualio_transports.wire.errors.DualioTimeout` and leaves the
-    connection usable; its late answer is dropped.
+    ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
+    and shared is :class:`FaceConnection`'s. ``timeout`` is the default for every
+    call (``None``: wait forever); each method takes ``timeout=`` to override it for one
+    call. For ``words`` it bounds the wait for each item. A call that times out raises
+    :class:`~dualio_transports.wire.errors.DualioTimeout` and leaves the connection
+    usable; its late answer is dropped.
 
-    ``transport="blocking"`` (default) reads and writes the socket from the calling
-    threads, with no thread of its own. ``transport="portal"`` runs the native asyncio
-    transport on an event loop thread that every portal client of the process shares,
-    and every call hops to that thread and back; see docs/architecture.md.
-
-    ``timeout`` is the default for every call (``None``: wait forever); each
-    method takes ``timeout=`` to override it for one call. For ``words`` it
-    bounds the wait for each item.
-
-    A lost connection is opened again by the next call, and calls that are safe
-    to repeat are retried, as ``retry`` allows (``None``: never). ``lazy=True``
-    connects on the first call instead of here. ``keepalive`` seconds of silence
-    are checked with a PING. In a process forked from the one that made the
-    client, the client opens its own connection and never touches the parent's.
-    See docs/api.md for ``on_state``, ``on_request`` and ``on_response``.
+    A lost connection is opened again by the next call, and calls that are safe to
+    repeat are retried, as ``retry`` allows (``None``: never). ``lazy=True`` connects on
+    the first call instead of at opening. ``keepalive`` seconds of silence are checked
+    with a PING. See docs/api.md for ``on_state``, ``on_request`` and ``on_response``.
     """
 
     def __init__(
@@ -65,7 +61,7 @@ class Client(ServiceMethods, FaceConnection, FromUrl):
         transport: TransportName = "blocking",
     ) -> None:
         check_transport(transport)
-        check_timeout("timeout", timeout)  # before the address, as ever
+        timeout = check_timeout("timeout", timeout)  # before the address
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, token, max_frame_size, keepalive
         )

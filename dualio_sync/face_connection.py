@@ -25,7 +25,6 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, check_policy
-from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.wire.deadline import seconds_left
 from dualio_transports.wire.errors import UsageError
 
@@ -33,6 +32,10 @@ if TYPE_CHECKING:
     from dualio_transports.portal.connection import PortalConnection
 
 TransportName = Literal["blocking", "portal"]
+"""How a blocking face's calls wait: ``"blocking"`` (the default) reads and writes the
+socket from the calling threads, with no thread of its own; ``"portal"`` runs the native
+asyncio transport on an event loop thread that every portal client of the process
+shares, and every call hops to that thread and back (docs/architecture.md)."""
 _TRANSPORTS = ("blocking", "portal")
 
 
@@ -45,8 +48,12 @@ def check_transport(transport: object) -> None:
 
 
 class FaceConnection(Calls):
-    """One connection of a blocking face, on the transport it chose, shared by every
-    thread. The face's constructor checks its arguments, then calls :meth:`_setup`."""
+    """One connection of a blocking face, on the transport it chose (:data:`TransportName`),
+    connected as it is made (``lazy=True``: by the first call) and closed by ``close()``
+    or ``with``. Share it between threads freely: calls from different threads are
+    multiplexed on the connection. In a process forked from the one that made it, it
+    opens its own connection and never touches the parent's. The face's constructor
+    checks its arguments, then calls :meth:`_setup`."""
 
     def _setup(
         self,
@@ -66,7 +73,7 @@ class FaceConnection(Calls):
         self._held = _Held(held_connections)
         self.host = options.host
         self.port = options.port
-        self.timeout = check_timeout("timeout", timeout)
+        self.timeout = timeout  # checked by the constructor, first
         self._options = options
         self.retry = check_policy(retry)
         self.on_request = on_request

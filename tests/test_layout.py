@@ -96,7 +96,7 @@ def test_no_source_names_the_folder_as_a_module() -> None:
 
 
 def copy_of_the_faces(tmp_path: Path) -> Path:
-    for source, (target, _, _) in unasync.FILES.items():
+    for source, (target, _) in unasync.FILES.items():
         for path in (source, target):
             (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / path, tmp_path / path)
@@ -129,13 +129,9 @@ def test_check_fails_when_the_source_is_edited_without_regenerating(tmp_path: Pa
 def test_check_fails_on_a_substitution_that_matches_nothing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(unasync.FILES, "transports/async_driver.py", (
-        *unasync.FILES["transports/async_driver.py"][:2], [*unasync.DRIVER, (r"\bAsyncNothing\b", "X")]
-    ))
+    monkeypatch.setattr(unasync, "RULES", [*unasync.RULES, (r"\bAsyncNothing\b", "X")])
     assert unasync.main(["--check"]) == 1
-    assert "transports/async_driver.py: the substitution '\\\\bAsyncNothing\\\\b' matched nothing" in (
-        capsys.readouterr().err
-    )
+    assert "the rule '\\\\bAsyncNothing\\\\b' matched nothing in any source" in capsys.readouterr().err
 
 
 def test_check_fails_when_the_generated_driver_is_edited_by_hand(tmp_path: Path) -> None:

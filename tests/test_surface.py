@@ -9,6 +9,7 @@ import inspect
 import pytest
 
 from dualio import AsyncClient
+from dualio.face_connection import AsyncOnly
 from dualio.redis import Redis as AsyncRedis
 from dualio_sync import Client
 from dualio_sync.redis import Redis as SyncRedis
@@ -68,7 +69,8 @@ def test_async_methods_are_coroutines_except_the_streams(sync: type, async_: typ
 @pytest.mark.parametrize(("sync", "async_"), FACES)
 def test_constructor_extends_the_sync_one(sync: type, async_: type) -> None:
     """The same parameters in the same order, ``transport`` last of the shared ones; only
-    its default differs (each face chooses among its own transports)."""
+    its default differs (each face chooses among its own transports). The async face's
+    own arguments come after, as one TypedDict unpacked (``AsyncOnly``)."""
     sync_init = shape(sync.__init__)
     async_init = shape(async_.__init__)
     last = ("transport", inspect.Parameter.KEYWORD_ONLY)
@@ -76,7 +78,9 @@ def test_constructor_extends_the_sync_one(sync: type, async_: type) -> None:
     assert (sync_init[-1][2], async_init[len(sync_init) - 1][2]) == (TRANSPORT_DEFAULTS["blocking"],
                                                                      TRANSPORT_DEFAULTS["async"])
     assert async_init[: len(sync_init) - 1] == sync_init[:-1]
-    assert {name for name, _, _ in async_init[len(sync_init) :]} == ASYNC_ONLY_INIT
+    unpacked = ("async_only", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty)
+    assert async_init[len(sync_init):] == [unpacked]
+    assert set(AsyncOnly.__annotations__) == ASYNC_ONLY_INIT
 
 
 def test_the_redis_constructor() -> None:

@@ -3,11 +3,13 @@ protocol's methods (the service's, Redis's), and the loop that runs a call's pro
 
     python -m dualio.devtools.unasync          # rewrite the generated files
     python -m dualio.devtools.unasync --check  # exit 1 if a generated file differs from
-                                               # its source, or a substitution matched nothing
+                                               # its source, or a rule matched nothing
 
-The substitutions are whole words, applied in order. One that no longer matches
-anything is an error too: it means the source changed shape and the rules
-should be read again.
+One list of rules (:data:`RULES`), whole words applied in order, makes every file of the
+blocking face from its async source, constructors and packages included; what only the
+async face takes is one TypedDict (``AsyncOnly``), which the rules remove. A rule that no
+longer matches anything in any source is an error too: it means the sources changed shape
+and the rules should be read again.
 """
 
 from __future__ import annotations
@@ -22,98 +24,129 @@ ROOT = Path(__file__).resolve().parents[2]
 
 Substitutions = list[tuple[str, str]]
 
-CALLS: Substitutions = [
+RULES: Substitutions = [
+    # imports: the async face's modules, and what only its code names
+    (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
+    (r"\bfrom dualio\.face_connection\b", "from dualio_sync.face_connection"),
+    (r"\bfrom dualio\.service_methods\b", "from dualio_sync.service_methods"),
+    (r"\bfrom dualio\.redis\.commands\b", "from dualio_sync.redis.commands"),
+    (r"\bfrom dualio\.redis\.client\b", "from dualio_sync.redis.client"),
+    (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
+    (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
+    (r"^    \"(emulate_async|AwaitableCallback|EventedCallback)\",\n", ""),
+    (r"\bAsyncOnly, ", ""),
+    (r"\bimport AsyncGenerator, Awaitable, ", "import "),
+    (r"\bimport AsyncGenerator, Callable,", "import Callable, Generator,"),
+    (r"\bfrom typing import (\w+, )*Unpack\n", ""),
+    (r", Unpack\b", ""),
+    # what only the async face takes (AsyncOnly): its constructors' arguments
+    (r"\n +\*\*async_only: Unpack\[AsyncOnly\],", ""),
+    (r" \*\*async_only: Unpack\[AsyncOnly\],", ""),
+    (r", \*\*async_only", ""),
+    (r'\bTransportName = "native"', 'TransportName = "blocking"'),
+    # coroutines and their protocols
     (r"\bawait (\w+)\.aclose\(\)", r"\1.close()"),
     (r"\basync for\b", "for"),
+    (r"\basync with\b", "with"),
     (r"\basync def\b", "def"),
     (r"\bawait ", ""),
-    (r"\bAsyncCalls\b", "Calls"),
-    (r"\bAsyncTransport\b", "BlockingTransport"),
-    (r"\bAsyncGenerator\[(\w+), None\]", r"Generator[\1, None, None]"),
-    (r"\bAsyncGenerator\b", "Generator"),
-]
-"""The calls every face makes (dualio/face_calls.py)."""
-FACE: Substitutions = [
-    (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
-    (r"\basync def\b", "def"),
-    (r"\bawait ", ""),
-    (r"\bAsyncCalls\b", "Calls"),
-    (r"\bAsyncServiceMethods\b", "ServiceMethods"),
-    (r"\bAsyncIterator\b", "Iterator"),
-]
-"""The service methods of protocol v1 (dualio/service_methods.py)."""
-REDIS: Substitutions = [
-    (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
-    (r"\basync def\b", "def"),
-    (r"\bawait ", ""),
-    (r"\bAsyncCalls\b", "Calls"),
-    (r"\bAsyncRedisCommands\b", "RedisCommands"),
-    (r"\bAsyncSubscription\b", "Subscription"),
-    (r"\bAsyncGenerator\[(.+?), None\]", r"Generator[\1, None, None]"),
-    (r"\bimport AsyncGenerator, Callable,", "import Callable, Generator,"),
-    (r"\basync for\b", "for"),
     (r"\b__aenter__\b", "__enter__"),
     (r"\b__aexit__\b", "__exit__"),
     (r"\b__aiter__\b", "__iter__"),
     (r"\b__anext__\b", "__next__"),
     (r"\baclose\b", "close"),
-    (r"\basync with\b", "with"),
-]
-"""The Redis commands (dualio/redis/commands.py)."""
-DRIVER: Substitutions = [
-    (r"\bAsyncGenerator, Awaitable, ", ""),
-    (r"\bAsyncGenerator\[(\w+), None\]", r"Generator[\1, None, None]"),
+    (r"\bAsyncGenerator\[(.+?), None\]", r"Generator[\1, None, None]"),
+    (r"\bAsyncGenerator\b", "Generator"),
+    (r"\bAsyncIterator\b", "Iterator"),
     (r"\bAwaitable\[None\]", "None"),
-    (r"\basync def\b", "def"),
-    (r"\bawait ", ""),
+    # the faces' names
+    (r"\bAsyncCalls\b", "Calls"),
+    (r"\bAsyncTransport\b", "BlockingTransport"),
+    (r"\bAsyncFaceConnection\b", "FaceConnection"),
+    (r"\bAsyncServiceMethods\b", "ServiceMethods"),
+    (r"\bAsyncRedisCommands\b", "RedisCommands"),
+    (r"\bAsyncSubscription\b", "Subscription"),
+    (r"\bAsyncClient\b", "Client"),
 ]
+"""The one list of rules that makes the blocking face from the async one: whole words,
+applied in order (multi-line), to every generated file."""
 
-# source -> generated, with its docstring (which replaces the source's) and its substitutions
-FILES: dict[str, tuple[str, str, Substitutions]] = {
+
+def _docstring(what: str, source: str) -> str:
+    return (f'"""{what}\n\nGENERATED from {source} by dualio/devtools/unasync.py: do not edit.\n'
+            'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n')
+
+
+# source -> generated, with the docstring that replaces the source's
+FILES: dict[str, tuple[str, str]] = {
     "dualio/face_calls.py": (
         "dualio_sync/face_calls.py",
-        '"""The calls every blocking face makes, whatever the protocol.\n\n'
-        "GENERATED from dualio/face_calls.py by dualio/devtools/unasync.py: do not edit.\n"
-        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
-        CALLS,
+        _docstring("The calls every blocking face makes, whatever the protocol.", "dualio/face_calls.py"),
     ),
     "dualio/service_methods.py": (
         "dualio_sync/service_methods.py",
-        '"""The service methods of the blocking face.\n\n'
-        "GENERATED from dualio/service_methods.py by dualio/devtools/unasync.py: do not edit.\n"
-        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
-        FACE,
+        _docstring("The service methods of the blocking face.", "dualio/service_methods.py"),
+    ),
+    "dualio/client.py": (
+        "dualio_sync/client.py",
+        _docstring('The blocking face: ``with Client(host, port) as c: c.echo(b"hi")``.', "dualio/client.py"),
+    ),
+    "dualio/__init__.py": (
+        "dualio_sync/__init__.py",
+        _docstring("dualio's blocking face: ``from dualio_sync import Client``.", "dualio/__init__.py"),
     ),
     "dualio/redis/commands.py": (
         "dualio_sync/redis/commands.py",
-        '"""The Redis commands of the blocking face, and ``redis://`` URLs.\n\n'
-        "GENERATED from dualio/redis/commands.py by dualio/devtools/unasync.py: do not edit.\n"
-        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
-        REDIS,
+        _docstring("The Redis commands of the blocking face, and ``redis://`` URLs.",
+                   "dualio/redis/commands.py"),
+    ),
+    "dualio/redis/client.py": (
+        "dualio_sync/redis/client.py",
+        _docstring('The blocking Redis face: ``with Redis() as r: r.set("k", "v")``.',
+                   "dualio/redis/client.py"),
+    ),
+    "dualio/redis/__init__.py": (
+        "dualio_sync/redis/__init__.py",
+        _docstring("dualio's blocking Redis face: ``from dualio_sync.redis import Redis`` (docs/redis.md).",
+                   "dualio/redis/__init__.py"),
     ),
     "transports/async_driver.py": (
         "transports/blocking/driver.py",
-        '"""Running a call\'s procedure (:mod:`dualio_transports.wire.procedure`) from a thread.\n\n'
-        "GENERATED from transports/async_driver.py by dualio/devtools/unasync.py: do not edit.\n"
-        'Edit the source, then run ``python -m dualio.devtools.unasync``.\n"""\n',
-        DRIVER,
+        _docstring("Running a call's procedure (:mod:`dualio_transports.wire.procedure`) from a thread.",
+                   "transports/async_driver.py"),
     ),
 }
 
 _DOCSTRING = re.compile(r'\A""".*?"""\n', re.DOTALL)
 
 
-def generate(source: str, docstring: str, substitutions: Substitutions = FACE) -> tuple[str, list[str]]:
-    """The generated text, and the substitutions that matched nothing."""
+def generate(source: str, docstring: str, rules: Substitutions | None = None) -> tuple[str, set[str]]:
+    """The generated text (by :data:`RULES` unless ``rules`` are given), and the rules
+    that matched something in it."""
     body, found = _DOCSTRING.subn("", source, count=1)
     if not found:
         raise SystemExit("the source must start with a module docstring")
-    unused = []
-    for pattern, replacement in substitutions:
-        body, count = re.subn(pattern, replacement, body)
-        if count == 0:
-            unused.append(pattern)
-    return docstring + body, unused
+    used = set()
+    for pattern, replacement in RULES if rules is None else rules:
+        body, count = re.subn(pattern, replacement, body, flags=re.MULTILINE)
+        if count:
+            used.add(pattern)
+    return docstring + _ALL.sub(_sorted_all, body), used
+
+
+_ALL = re.compile(r"^__all__ = \[\n((?:    \"\w+\",\n)+)\]", re.MULTILINE)
+
+
+def _sorted_all(found: re.Match[str]) -> str:
+    """An ``__all__`` whose names a rule renamed, sorted again as the linter sorts it
+    (isort-style: CONSTANTS, then Classes, then the rest, each in natural order)."""
+    def key(line: str) -> tuple[int, list[int | str]]:
+        name = line.strip().strip('",')
+        kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+        return kind, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+    lines = sorted(found.group(1).splitlines(keepends=True), key=key)
+    return "__all__ = [\n" + "".join(lines) + "]"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,12 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
     args = parser.parse_args(argv)
     failed = False
-    for source_name, (target_name, docstring, substitutions) in FILES.items():
+    used: set[str] = set()
+    for source_name, (target_name, docstring) in FILES.items():
         source, target = args.root / source_name, args.root / target_name
-        generated, unused = generate(source.read_text(), docstring, substitutions)
-        for pattern in unused:
-            print(f"{source_name}: the substitution {pattern!r} matched nothing", file=sys.stderr)
-            failed = True
+        generated, matched = generate(source.read_text(), docstring)
+        used |= matched
         current = target.read_text() if target.exists() else ""
         if current == generated:
             continue
@@ -143,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             target.write_text(generated)
             print(f"wrote {target_name}")
+    for pattern, _ in RULES:
+        if pattern not in used:
+            print(f"the rule {pattern!r} matched nothing in any source", file=sys.stderr)
+            failed = True
     return 1 if failed else 0
 
 

@@ -3,35 +3,30 @@
 from __future__ import annotations
 
 import ssl
-from concurrent.futures import Executor
-from typing import Literal, overload
+from typing import Literal, Unpack, overload
 
-from dualio.face_connection import AsyncFaceConnection, TransportName, check_transport
+from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName, check_transport
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, S, redis_protocol
-from dualio_transports.emulation.emulated_connection import Strategy
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
+from dualio_transports.policy.timeouts import check_timeout
 
 __all__ = ["Redis"]
 
 
 class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
-    """An async Redis client (RESP3; RESP2 before Redis 6) on asyncio, uvloop or trio, over
-    one connection that concurrent calls share: their commands are pipelined, and each
-    reply reaches its caller in order.
+    """A Redis client (RESP3; RESP2 before Redis 6) over one connection that concurrent
+    calls share: their commands are pipelined, and each reply reaches its caller in order.
 
-    ``transport`` is ``AsyncClient``'s: ``"native"`` (default; asyncio's fast path, or
-    anyio on trio), ``"anyio"``, or ``"emulated"`` (the blocking transport from worker
-    threads, with ``emulation``, ``max_workers`` and ``executor``). ``password`` (and
-    ``username``, for an ACL user) authenticate with HELLO, ``db`` is SELECTed and
-    ``client_name`` set on every connection. ``decode_responses=True`` returns ``str``
-    where Redis sends strings (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``).
-
-    Open it with ``async with`` (or ``await r.open()`` and ``await r.aclose()``) in one
-    task; use it from any task on that loop. Method names, parameters and defaults are
-    those of ``dualio_sync.redis.Redis``; docs/redis.md says what is not offered yet.
+    ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
+    and shared is :class:`AsyncFaceConnection`'s. ``password`` (and ``username``, for an
+    ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
+    connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
+    (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A lost connection is opened
+    again by the next call, and commands safe to repeat are retried, as ``retry`` allows.
+    docs/redis.md says what is not offered yet.
     """
 
     @overload
@@ -44,8 +39,7 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        transport: TransportName = "native", emulation: Strategy = "pool", max_workers: int | None = None,
-        executor: Executor | None = None,
+        transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None: ...
 
     @overload
@@ -58,8 +52,7 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        transport: TransportName = "native", emulation: Strategy = "pool", max_workers: int | None = None,
-        executor: Executor | None = None,
+        transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None: ...
 
     def __init__(
@@ -84,11 +77,10 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         on_response: ResponseCallback | None = None,
         held_connections: int = HELD_CONNECTIONS,
         transport: TransportName = "native",
-        emulation: Strategy = "pool",
-        max_workers: int | None = None,
-        executor: Executor | None = None,
+        **async_only: Unpack[AsyncOnly],
     ) -> None:
-        check_transport(transport, emulation, max_workers, executor)
+        check_transport(transport, **async_only)
+        timeout = check_timeout("timeout", timeout)  # before the address
         protocol = redis_protocol(username, password, client_name, db)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
@@ -97,7 +89,5 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         self.db = db
         self._setup(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
-            on_response=on_response, transport=transport, emulation=emulation, max_workers=max_workers,
-            executor=executor, held_connections=held_connections,
+            on_response=on_response, transport=transport, held_connections=held_connections, **async_only,
         )
-

@@ -1,4 +1,8 @@
-"""dualio's blocking Redis face: ``from dualio_sync.redis import Redis`` (docs/redis.md)."""
+"""dualio's blocking Redis face: ``from dualio_sync.redis import Redis`` (docs/redis.md).
+
+GENERATED from dualio/redis/__init__.py by dualio/devtools/unasync.py: do not edit.
+Edit the source, then run ``python -m dualio.devtools.unasync``.
+"""
 
 from dualio_sync.redis.client import Redis
 from dualio_transports.redis_protocol.errors import RedisError

@@ -1,4 +1,8 @@
-"""The blocking Redis face: ``with Redis() as r: r.set("k", "v")``."""
+"""The blocking Redis face: ``with Redis() as r: r.set("k", "v")``.
+
+GENERATED from dualio/redis/client.py by dualio/devtools/unasync.py: do not edit.
+Edit the source, then run ``python -m dualio.devtools.unasync``.
+"""
 
 from __future__ import annotations
 
@@ -17,20 +21,16 @@ __all__ = ["Redis"]
 
 
 class Redis(RedisCommands[S], FaceConnection):
-    """A blocking Redis client (RESP3; RESP2 before Redis 6) over one connection, connected
-    here (closed by ``close()`` or ``with``).
+    """A Redis client (RESP3; RESP2 before Redis 6) over one connection that concurrent
+    calls share: their commands are pipelined, and each reply reaches its caller in order.
 
-    ``transport="blocking"`` (default) reads and writes the socket from the calling
-    threads; ``transport="portal"`` runs the native asyncio transport on the process's
-    portal thread. Share one ``Redis`` between threads freely: their commands are
-    pipelined on the connection, and each reply reaches its caller in order.
-    ``password`` (and ``username``, for an ACL user) authenticate with HELLO, ``db`` is
-    SELECTed and ``client_name`` set on every connection. ``decode_responses=True``
-    returns ``str`` where Redis sends strings (``Redis[str]``; otherwise ``bytes``).
-    A lost connection is opened again by the next call (in a forked child too), and
-    commands safe to repeat are retried, as ``retry`` allows.
-
-    Method names, parameters and defaults are those of ``dualio.redis.Redis``.
+    ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
+    and shared is :class:`FaceConnection`'s. ``password`` (and ``username``, for an
+    ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
+    connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
+    (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A lost connection is opened
+    again by the next call, and commands safe to repeat are retried, as ``retry`` allows.
+    docs/redis.md says what is not offered yet.
     """
 
     @overload
@@ -83,7 +83,7 @@ class Redis(RedisCommands[S], FaceConnection):
         transport: TransportName = "blocking",
     ) -> None:
         check_transport(transport)
-        check_timeout("timeout", timeout)
+        timeout = check_timeout("timeout", timeout)  # before the address
         protocol = redis_protocol(username, password, client_name, db)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
