@@ -35,19 +35,9 @@ from dualio_transports.wire.errors import (
     StreamInterrupted,
 )
 from dualio_transports.wire.failures import call_timeout
-from dualio_transports.wire.request import Request, StreamRequest
+from dualio_transports.wire.request import PING, Request, StreamRequest
 
 T = TypeVar("T")
-
-class _Ping:
-    """A ping, described like a call for the retry loop and the hooks."""
-
-    method = "ping"
-    args = b""
-    idempotent = True
-
-
-_PING = _Ping()
 
 
 def _named(error: DualioError, method: str, sent: list[int]) -> DualioError:
@@ -141,9 +131,12 @@ class Calls:
         raise NotImplementedError
 
     def _ping(self, timeout: float | Unset | None) -> float:
-        """The round-trip time of the protocol's keepalive probe, in seconds (retried as
-        an idempotent call)."""
-        return self._attempts(_PING, deadline(pick_timeout(timeout, self.timeout)))
+        """Seconds until the wire's keepalive probe (:data:`PING`, a request as any other)
+        was answered, retried as an idempotent call (a reconnect before it counts)."""
+        until = deadline(pick_timeout(timeout, self.timeout))
+        started = time.perf_counter()
+        self._attempts(PING, until)
+        return time.perf_counter() - started
 
     def _call(self, request: Request[T], timeout: float | Unset | None) -> T:
         until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
@@ -163,7 +156,7 @@ class Calls:
             return self._attempts(request, until, exc)
 
     def _attempts(
-        self, request: Request[T] | _Ping, until: float, error: DualioError | None = None,
+        self, request: Request[T], until: float, error: DualioError | None = None,
     ) -> T:
         """Send ``request`` by ``until`` (after a first try that failed with ``error``, if given), and again
         while the retry policy allows and it is safe; tell the user's hooks before each
@@ -203,10 +196,7 @@ class Calls:
                     transport = self._ready_transport() or self._reconnect(until)
                     if passed(until):  # connecting or pausing took all of it: nothing is sent
                         raise call_timeout()
-                    if isinstance(request, _Ping):
-                        result: T = transport.ping(until, sent=sent)  # type: ignore[assignment]
-                    else:
-                        result = transport.call(request, until, sent=sent)
+                    result = transport.call(request, until, sent=sent)
                     break
                 except DualioError as exc:
                     error = exc

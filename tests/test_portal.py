@@ -27,6 +27,7 @@ from dualio_transports.portal import loop_thread
 from dualio_transports.portal.connection import PortalConnection
 from dualio_transports.portal.loop_thread import LoopThread
 from dualio_transports.wire.deadline import deadline
+from dualio_transports.wire.request import PING
 from tests.conftest import ServerProcess, start_server
 from tests.test_fork import (
     FORKS_WITH_THREADS,
@@ -154,7 +155,7 @@ def _after_close(conn: BlockingConnection | PortalConnection) -> list[tuple[type
     raised: list[tuple[type, str]] = []
     for attempt in (
         lambda: conn.call(methods.echo(b"x", 0.0), deadline(1.0)),
-        lambda: conn.ping(deadline(1.0)),
+        lambda: conn.call(PING, deadline(1.0)),
         lambda: list(conn.stream(methods.words(3, 0.0), deadline(1.0), 1.0)),
     ):
         with pytest.raises(ClosedError) as caught:

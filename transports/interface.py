@@ -33,8 +33,6 @@ class BlockingTransport(Protocol):
 
     def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
 
-    def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
-
     def stream(
         self, request: StreamRequest[T], until: float, item_timeout: float | None, *,
         sent: list[int] | None = None,
@@ -59,8 +57,6 @@ class AsyncTransport(Protocol):
     def loop(self) -> LoopHandle: ...
 
     async def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
-
-    async def ping(self, until: float, *, sent: list[int] | None = None) -> float: ...
 
     def stream(
         self, request: StreamRequest[T], until: float, item_timeout: float | None, *,

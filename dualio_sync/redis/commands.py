@@ -26,6 +26,7 @@ from dualio_transports.redis_protocol.errors import RedisError
 from dualio_transports.redis_protocol.resp import ErrorReply, Value, encode_command, parse, parse_all
 from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
+from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request, StreamRequest
 
 S = TypeVar("S", bytes, str)
@@ -111,6 +112,7 @@ def redis_protocol(
     return make
 
 
+_UNARY = CallKind.UNARY
 _request = tuple.__new__  # a Request without NamedTuple's Python-level __new__ (one is made per call)
 
 
@@ -270,7 +272,7 @@ class RedisCommands(Calls, Generic[S]):
     def _command(
         self, decode: Callable[[bytes], T], *args: Arg, idempotent: bool
     ) -> Request[T]:
-        return _request(Request, (args[0], encode_command(*args), decode, idempotent, 1))
+        return _request(Request, (args[0], encode_command(*args), decode, idempotent, 1, _UNARY))
 
     # -- any command ----------------------------------------------------------------
 
@@ -375,7 +377,7 @@ class RedisCommands(Calls, Generic[S]):
     def get(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """The value of ``name``; None when there is none."""
         args = encode_command("GET", name)
-        request: Request[S | None] = _request(Request, ("GET", args, self._string, True, 1))
+        request: Request[S | None] = _request(Request, ("GET", args, self._string, True, 1, _UNARY))
         return self._call(request, timeout)
 
     def set(

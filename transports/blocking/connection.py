@@ -25,7 +25,6 @@ import socket
 import ssl
 import sys
 import threading
-import time
 from collections.abc import Callable, Generator
 from threading import get_ident
 from time import monotonic
@@ -50,7 +49,6 @@ R = TypeVar("R")
 
 log = logging.getLogger("dualio.transport")
 _RECV_SIZE = 256 * 1024
-_UNARY, _PING = CallKind.UNARY, CallKind.PING  # an Enum class attribute costs a __getattr__ hook
 
 
 LiveCall = CallState[Any]  # its waiter is the emulation's (a completion), or None
@@ -192,16 +190,9 @@ class BlockingConnection(ConnectionFacts[Any]):
     ) -> T:
         """Send one request and wait for its answer by ``until``. ``sent`` is told the
         request's id (see transports/interface.py)."""
-        call = self._roundtrip(_UNARY, request.method, request.args, until, handle, sent, request.answers)
+        kind, method, args = request.kind, request.method, request.args
+        call = self._roundtrip(kind, method, args, until, handle, sent, request.answers)
         return request.decode(call.outcome())
-
-    def ping(
-        self, until: float, handle: Handle | None = None, sent: list[int] | None = None
-    ) -> float:
-        """Round-trip time of a PING, in seconds."""
-        started = time.perf_counter()
-        self._roundtrip(_PING, "ping", b"", until, handle, sent).outcome()
-        return time.perf_counter() - started
 
     def _roundtrip(
         self, kind: CallKind, method: str, args: bytes, until: float,

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from dualio_transports.dualio_protocol.blob import blob_bytes
 from dualio_transports.wire.errors import ProtocolError, short
+from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request, StreamRequest
 
 T = TypeVar("T")
@@ -23,6 +24,7 @@ U32_F64 = struct.Struct(">Id")
 MAX_METHOD_NAME = 255
 
 
+_UNARY = CallKind.UNARY
 _request = tuple.__new__  # a Request without NamedTuple's Python-level __new__ (one is made per call)
 
 
@@ -138,17 +140,17 @@ def echo(data: bytes, delay: float) -> Request[bytes]:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"echo data must be bytes, not {type(data).__name__}")
         data = bytes(data)
-    return _request(Request, ("echo", _delay(delay) + data, _identity, True, 1))
+    return _request(Request, ("echo", _delay(delay) + data, _identity, True, 1, _UNARY))
 
 
 def upper(text: str, delay: float) -> Request[str]:
     if not isinstance(text, str):
         raise TypeError(f"upper text must be str, not {type(text).__name__}")
-    return _request(Request, ("upper", _delay(delay) + text.encode(), _text, True, 1))
+    return _request(Request, ("upper", _delay(delay) + text.encode(), _text, True, 1, _UNARY))
 
 
 def sleep(seconds: float) -> Request[None]:
-    return _request(Request, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True, 1))
+    return _request(Request, ("sleep", F64.pack(check_seconds("seconds", seconds)), _none, True, 1, _UNARY))
 
 
 def blob(size: int, seed: int, verify: bool) -> Request[bytes]:

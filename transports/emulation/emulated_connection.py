@@ -287,11 +287,6 @@ class EmulatedConnection:
         await self._worker(submit)
         return await done.wait()
 
-    async def ping(self, until: float, sent: list[int] | None = None) -> float:
-        handle = CallHandle()
-        work = functools.partial(self._conn.ping, until, handle, sent)
-        return await self._await(self._run(work), until, handle.cancel, handle.deadline_passed)
-
     async def _await(
         self, work: Awaitable[R], until: float, abandon: Callable[[], None],
         expired: Callable[[], DualioError] = failures.call_timeout,

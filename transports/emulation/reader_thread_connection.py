@@ -78,7 +78,7 @@ class ReaderThreadConnection(BlockingConnection):
             else:
                 callback(result=value)
 
-        return self._open(CallKind.UNARY, request, until, handle, _Completion(complete), sent)
+        return self._open(request.kind, request, until, handle, _Completion(complete), sent)
 
     def open_stream(
         self, request: StreamRequest[Any], on_news: Callable[[], None], handle: Handle | None = None,

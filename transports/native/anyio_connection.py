@@ -38,7 +38,6 @@ from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import ItemDeadlines, on_clock, seconds_left
 from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.frame_write import FrameWrite
-from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import grace_deadline, idle_read_deadline
 
@@ -73,7 +72,6 @@ class _Scope(Protocol):
                  trace: TracebackType | None) -> bool | None: ...
 
 
-_UNARY = CallKind.UNARY
 
 
 def _nothing_pending() -> bool:
@@ -211,7 +209,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         table = self._table
         if table.idle(time.monotonic()) and not self._reading and self._pending_input():
             await self._read_idle(until)
-        call, data = table.start(_UNARY, request.method, request.args, request.answers)
+        call, data = table.start(request.kind, request.method, request.args, request.answers)
         ticket = 0  # its place in the outbox, while it waits there for the writer
         if self._writing:  # _send_request's first case, written out
             self._outbox.append(data)
@@ -245,12 +243,6 @@ class AnyioConnection(ConnectionFacts[_Event]):
             await self._drive(procedure.give_up(table, call))
             raise
         return request.decode(call.outcome())
-
-    async def ping(self, until: float, sent: list[int] | None = None) -> float:
-        started = time.perf_counter()
-        steps = procedure.roundtrip(self._table, CallKind.PING, "ping", b"", until, time.monotonic(), sent)
-        (await self._drive(steps)).outcome()
-        return time.perf_counter() - started
 
     # -- performing the procedure's effects ---------------------------------------------
 

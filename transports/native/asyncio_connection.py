@@ -39,8 +39,7 @@ from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import NO_DEADLINE, ItemDeadlines, on_clock
 from dualio_transports.wire.errors import DualioError, DualioTimeout
 from dualio_transports.wire.frame_write import buffer_stalled
-from dualio_transports.wire.protocol import CallKind
-from dualio_transports.wire.request import PING, Request, StreamRequest
+from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import CLOSE_GRACE, KEEPALIVE_SLACK
 
 T = TypeVar("T")
@@ -49,7 +48,6 @@ _BATCH_FRAMES = 256
 would hold the first requests back until the last is made (fan-out)."""
 LiveCall = CallState["asyncio.Future[None]"]
 _ended = methodcaller("done")
-_UNARY, _PING_KIND = CallKind.UNARY, CallKind.PING
 _READ_SIZE = 256 * 1024  # asyncio's own read size for a plain protocol
 _read_buffers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, memoryview] = weakref.WeakKeyDictionary()
 
@@ -359,8 +357,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
     ) -> LiveCall:
         """Start a call that ``future`` waits for, and write its request whole: at once, or
         with what the loop pass writes (the one step both ways of calling share)."""
-        kind = _PING_KIND if request is PING else _UNARY
-        call, data = self._table.start(kind, request.method, request.args, request.answers)
+        call, data = self._table.start(request.kind, request.method, request.args, request.answers)
         call.waiter = future
         self._write(data)
         if sent is not None:
@@ -381,11 +378,6 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
             if call is not None:
                 self._give_up(call)
             future.cancel()
-
-    async def ping(self, until: float, sent: list[int] | None = None) -> float:
-        started = time.perf_counter()
-        await self.call(PING, until, sent)
-        return time.perf_counter() - started
 
     async def _wait_drained(self, future: asyncio.Future[None]) -> None:
         """Return when writing may resume; raises what ends ``future`` first (its timeout)."""

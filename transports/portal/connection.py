@@ -42,7 +42,7 @@ from dualio_transports.portal.loop_thread import Handoff, LoopThread, Waitable
 from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import ItemDeadlines
 from dualio_transports.wire.errors import DualioError, UsageError
-from dualio_transports.wire.request import PING, Request, StreamRequest
+from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import backstop_wait
 
 T = TypeVar("T")
@@ -240,11 +240,6 @@ class PortalConnection:
         if not self._portal.call_soon(hop.run, until, sent):
             self._closed()
         return self._result(hop, until, failures.call_timeout)
-
-    def ping(self, until: float, *, sent: list[int] | None = None) -> float:
-        started = time.perf_counter()
-        self.call(PING, until, sent=sent)
-        return time.perf_counter() - started
 
     def stream(
         self, request: StreamRequest[T], until: float, item_timeout: float | None, *,

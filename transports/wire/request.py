@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, NamedTuple, TypeVar
 
+from dualio_transports.wire.protocol import CallKind
+
 T = TypeVar("T")
 
 
@@ -16,7 +18,7 @@ class Request(NamedTuple, Generic[T]):
     ``idempotent``: running it twice is harmless, so it may be sent again after a
     connection broke with the call in flight. ``answers``: how many answers the request
     gets (several commands in one request, on a protocol answered in order); the decoder
-    reads them joined.
+    reads them joined. ``kind``: a unary call, or the wire's keepalive probe (:data:`PING`).
     """
 
     method: str
@@ -24,6 +26,7 @@ class Request(NamedTuple, Generic[T]):
     decode: Callable[[bytes], T]
     idempotent: bool = True
     answers: int = 1
+    kind: CallKind = CallKind.UNARY
 
 
 class StreamRequest(NamedTuple, Generic[T]):
@@ -38,5 +41,6 @@ def _pong(payload: bytes) -> None:
     return None
 
 
-PING: Request[None] = Request("ping", b"", _pong)
-"""The request a transport sends as its protocol's keepalive probe, for ``ping()``."""
+PING: Request[None] = Request("ping", b"", _pong, kind=CallKind.PING)
+"""A face's ``ping()``: the wire's keepalive probe (its ``probe`` bytes), sent and
+answered as any request is, on every transport."""
