@@ -96,7 +96,7 @@ class AsyncCalls:
                 self._conn = None
                 await self._discard(conn)
             try:
-                conn = await self._attempt(self._options.connect_deadline(until))
+                conn = await self._attempt(until)  # the transport applies connect_timeout
             except ConnectError as exc:
                 self._life.connect_failed(exc)
                 raise

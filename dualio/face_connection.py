@@ -27,7 +27,7 @@ from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_he
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, check_policy
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire.deadline import on_clock
+from dualio_transports.wire.deadline import NO_DEADLINE, on_clock
 from dualio_transports.wire.errors import UsageError
 
 TransportName = Literal["native", "anyio", "emulated"]
@@ -122,12 +122,13 @@ class AsyncFaceConnection(AsyncCalls):
         self._opened = True
         self._loop = loop
         if not self._lazy:
-            self._conn = await self._connect(self._options.connect_deadline())
+            self._conn = await self._connect(NO_DEADLINE)
             self._life.connected()
         return self
 
     async def _connect(self, until: float) -> AsyncTransport:
-        """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
+        """One attempt, by ``until`` (the transport that connects makes it ``connect_timeout``
+        from now at the latest, :meth:`ConnectOptions.connect_deadline`)."""
         self._life.connecting()
         return await self._connect_transport(until)
 
@@ -257,7 +258,7 @@ class AsyncFaceConnection(AsyncCalls):
 
     async def _open_held(self, until: float) -> AsyncTransport:
         self._life.check_open()
-        conn = await self._connect_transport(self._options.connect_deadline(until))
+        conn = await self._connect_transport(until)
         if self._life.closed_by_user:  # closed while it connected: it is not kept
             await self._discard(conn)
             raise self._life.closed_meanwhile()

@@ -91,7 +91,7 @@ class Calls:
                 self._conn = None
                 self._discard(conn)
             try:
-                conn = self._attempt(self._options.connect_deadline(until))
+                conn = self._attempt(until)  # the transport applies connect_timeout
             except ConnectError as exc:
                 self._life.connect_failed(exc)
                 raise

@@ -25,7 +25,7 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, check_policy
-from dualio_transports.wire.deadline import seconds_left
+from dualio_transports.wire.deadline import NO_DEADLINE, seconds_left
 from dualio_transports.wire.errors import UsageError
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class FaceConnection(Calls):
         self._closing = threading.Lock()  # taken once, by the first close(), never released
         self._connecting: Connecting | None = None  # close() stops it
         if not lazy:
-            self._conn = self._connect(self._options.connect_deadline())
+            self._conn = self._connect(NO_DEADLINE)
             self._life.connected()
 
     # -- lifetime ---------------------------------------------------------------
@@ -197,7 +197,8 @@ class FaceConnection(Calls):
     def _connect(
         self, until: float, connecting: Connecting | None = None
     ) -> BlockingConnection | PortalConnection:
-        """One attempt, by ``until`` (:meth:`ConnectOptions.connect_deadline`)."""
+        """One attempt, by ``until`` (the transport that connects makes it ``connect_timeout``
+        from now at the latest, :meth:`ConnectOptions.connect_deadline`)."""
         self._life.connecting()
         conn = self._connect_transport(until, connecting)
         self._born = forks.generation
@@ -231,7 +232,7 @@ class FaceConnection(Calls):
     def _open_held(self, until: float) -> BlockingTransport:
         self._check_thread()
         self._life.check_open()
-        conn = self._connect_transport(self._options.connect_deadline(until))
+        conn = self._connect_transport(until)
         held = self._held.this_process()
         with held.mutex:
             if not self._life.closed_by_user:

@@ -163,7 +163,9 @@ class BlockingConnection(ConnectionFacts[Any]):
 
     @classmethod
     def connect(cls, options: ConnectOptions, until: float, attempt: Connecting | None = None) -> Self:
-        """Connect and handshake by ``until``; ``attempt`` lets another thread stop it."""
+        """Connect and handshake by ``until`` (``connect_timeout`` from now at the latest);
+        ``attempt`` lets another thread stop it."""
+        until = options.connect_deadline(until)
         attempt = attempt or Connecting()
         try:
             sock = open_socket(options, until, attempt)

@@ -159,6 +159,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     @classmethod
     async def connect(cls, options: ConnectOptions, until: float) -> AnyioConnection:
+        """Connect and handshake by ``until`` (``connect_timeout`` from now at the latest)."""
+        until = options.connect_deadline(until)
         host, port, tls = options.host, options.port, options.tls
         try:
             with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as connecting:

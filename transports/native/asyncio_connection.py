@@ -107,6 +107,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
 
     @classmethod
     async def connect(cls, options: ConnectOptions, until: float) -> AsyncioConnection:
+        """Connect and handshake by ``until`` (``connect_timeout`` from now at the latest)."""
+        until = options.connect_deadline(until)
         loop = asyncio.get_running_loop()
         conn = cls(loop, options)
         try:

@@ -61,7 +61,8 @@ class ConnectOptions:
     def connect_deadline(self, until: float = NO_DEADLINE) -> float:
         """The deadline of one connect attempt made for a call that must end by ``until``:
         ``connect_timeout`` from now, or ``until`` if that comes first; the call's timeout
-        error when ``until`` has passed."""
+        error when ``until`` has passed. The transport that connects applies it (a face
+        hands every transport the call's own deadline, and nothing else)."""
         if passed(until):
             raise failures.call_timeout()
         return min(until, deadline(self.connect_timeout))

@@ -201,6 +201,7 @@ class PortalConnection:
     ) -> PortalConnection:
         """Connect and handshake on the shared loop thread (started if need be) by
         ``until``; ``attempt`` lets another thread stop it (``Client.close``)."""
+        until = options.connect_deadline(until)
         portal = loop_thread.shared()
         if portal.on_loop_thread():
             raise _on_loop_thread()
