@@ -45,6 +45,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 _WRITE_PIECE = 256 * 1024  # a write's progress is checked this often (WRITE_STALL_LIMIT)
 _RECEIVE_SIZE = 65536  # what one read takes at most (as anyio's streams)
+_READ_ENDS = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ssl.SSLError)
 
 
 class _Event(Protocol):
@@ -81,6 +82,17 @@ def _nothing_pending() -> bool:
 def _wake(call: LiveCall) -> None:
     if call.waiter is not None:
         call.waiter.set()
+
+
+def _fixed_offset(clock: object) -> bool:
+    """Whether a trio clock is trio's own system clock (``perf_counter`` plus a fixed
+    offset) on a platform where ``perf_counter`` and ``monotonic`` are one clock: then a
+    deadline goes onto it by one fixed offset. A clock of the user's (trio's MockClock,
+    which may jump) is asked each time."""
+    kind = type(clock)
+    return (kind.__name__ == "SystemClock" and kind.__module__.startswith("trio.")
+            and time.get_clock_info("perf_counter").implementation
+            == time.get_clock_info("monotonic").implementation)
 
 
 def _send_now(sock: socket.socket, data: bytes) -> int:
@@ -138,6 +150,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         self._clock: Callable[[], float] = anyio.current_time
         self._scope_type: Callable[..., _Scope] = anyio.CancelScope
         self._event_type: Callable[[], _Event] = anyio.Event
+        self._offset: float | None = None  # the loop's clock minus time.monotonic(), if fixed
         self._checkpoint_if_cancelled: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint_if_cancelled
         # What is written without waiting, and how a read waits and takes what came: on
         # trio over plain TCP, on the socket itself (trio's stream checkpoints after each
@@ -148,6 +161,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
             import trio
 
             self._clock, self._scope_type, self._event_type = trio.current_time, trio.CancelScope, trio.Event
+            if _fixed_offset(trio.lowlevel.current_clock()):
+                self._offset = trio.current_time() - time.monotonic()
             self._checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
             if self._raw is not None and options.tls is None:
                 self._send_now = functools.partial(_send_now, self._raw)
@@ -155,7 +170,14 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     def _until(self, until: float) -> _Scope:
         """A cancel scope that ends at ``until`` (a ``time.monotonic()`` deadline)."""
-        return self._scope_type(deadline=on_clock(until, self._clock))
+        return self._scope_type(deadline=self._on_loop(until))
+
+    def _on_loop(self, until: float) -> float:
+        """``until`` on the loop's clock: by the fixed offset of trio's own clock when it
+        runs on ``time.monotonic``'s (one addition, where asking trio its time is a few
+        Python calls), else converted now (:func:`on_clock`)."""
+        offset = self._offset
+        return on_clock(until, self._clock) if offset is None else until + offset
 
     @classmethod
     async def connect(cls, options: ConnectOptions, until: float) -> AnyioConnection:
@@ -408,12 +430,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
             raise failures.write_timeout()  # nothing of it left: it stays queued
         outbox = self._outbox
         batch = outbox[0] if len(outbox) == 1 else b"".join(outbox)
-        write = FrameWrite(batch, until, left, upto=self._queued)
-        write.sent(self._send_now(batch))  # type: ignore[misc]
+        done = self._send_now(batch)  # type: ignore[misc]
         outbox.clear()
-        if write.finished:
-            self._sent = write.upto
+        if done == len(batch):
+            self._sent = self._queued
             return None
+        write = FrameWrite(batch, until, left, upto=self._queued)
+        write.sent(done)
         return write
 
     async def _send_pieces(self, write: FrameWrite) -> None:
@@ -473,7 +496,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
                         self._watched.add(call)
                         if until < self._read_until:
                             self._read_until = until
-                            self._read_scope.deadline = on_clock(until, self._clock)
+                            self._read_scope.deadline = self._on_loop(until)
                         await call.waiter.wait()
                     else:
                         with self._until(until):
@@ -491,9 +514,17 @@ class AnyioConnection(ConnectionFacts[_Event]):
         self._reading = True
         self._read_until = earliest
         scope = self._read_scope = self._until(earliest)
+        data: bytes | BaseException | None = None  # None: the scope's deadline came first
         try:
             with scope:
-                await self._read_some()
+                try:
+                    data = await self._receive()
+                except _READ_ENDS as exc:
+                    data = exc
+            if data is not None:
+                failure = self._arrived(data)
+                if failure is not None:
+                    await self._teardown(failure)
         finally:
             earliest = self._read_until  # no watched waiter's time ends before it
             self._reading = False
@@ -536,16 +567,21 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     async def _read_some(self) -> None:
         try:
-            data = await self._receive()
-        except anyio.EndOfStream:
-            await self._teardown(failures.peer_closed())
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ssl.SSLError) as exc:
-            await self._teardown(failures.broken(exc))
-        else:
-            if not data:  # a socket's end (a stream says so with EndOfStream)
-                await self._teardown(failures.peer_closed())
-            elif self._table.receive(data, time.monotonic()) is not None:
-                await self._teardown(self._table.failure)  # type: ignore[arg-type]
+            data: bytes | BaseException = await self._receive()
+        except _READ_ENDS as exc:
+            data = exc
+        failure = self._arrived(data)
+        if failure is not None:
+            await self._teardown(failure)
+
+    def _arrived(self, data: bytes | BaseException) -> DualioError | None:
+        """Route what a read brought (bytes, or what ended the read); the connection's
+        failure if that ended it."""
+        if isinstance(data, BaseException):
+            return failures.peer_closed() if isinstance(data, anyio.EndOfStream) else failures.broken(data)
+        if not data:  # a socket's end (a stream says so with EndOfStream)
+            return failures.peer_closed()
+        return self._table.receive(data, time.monotonic())
 
     # -- closing --------------------------------------------------------------------
 
