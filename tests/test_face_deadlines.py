@@ -69,7 +69,8 @@ class StandIn:
         what, seconds = self._steps.pop(0)
         self._clock.advance(seconds)
         if what == "write":
-            raise failures.write_timeout() if self._clock.now >= until else AssertionError("a write that ended")
+            assert self._clock.now >= until, "a write step is one that outlasts the call"
+            raise failures.write_timeout()
         self.sent += 1
         if sent is not None:
             sent.append(self.sent)
@@ -165,7 +166,7 @@ NO_RETRY: dict[str, Any] = {"retry": None}
 
 
 @pytest.mark.parametrize("run", FACES)
-def test_a_connect_that_takes_the_call_s_time_ends_the_call_by_its_deadline(clock: FakeClock, run: Run) -> None:
+def test_a_connect_that_takes_the_call_s_time_ends_the_call(clock: FakeClock, run: Run) -> None:
     error = run(clock, [TIMEOUT * 2], [], NO_RETRY)
     assert isinstance(error, ConnectTimeout), repr(error)
     assert clock.now == START + TIMEOUT * 2  # the stand-in took it; the face added nothing
