@@ -17,7 +17,12 @@ valgrind: only the client's instructions are counted. It is stopped by its PID a
 - ``redis-native-100``: the same with 100 GETs in flight on the one connection, per GET;
 - ``redis-trio``: ``dualio.redis.Redis.get`` on trio (the anyio transport), one at a time;
 - ``redis-raw``: the floor, a blocking socket: send the GET, recv its reply, read the
-  bulk string.
+  bulk string;
+- ``trio-floor``: trio's least for a GET whose wait has a timeout: a task sends on the
+  socket, waits for it in a ``trio.CancelScope`` with a deadline
+  (``trio.lowlevel.wait_readable``), and receives; ``trio-floor-unbounded``: the same wait
+  with no scope (no timeout); ``trio-floor-reader``: a reader task with one long-lived
+  scope reads and reschedules the caller, which parks with no scope of its own.
 
 Beside them, counted the same way against the same server, the peers a program could use
 instead (its connection made, and its first GET answered, before the first marker):
@@ -56,7 +61,7 @@ import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from dualio.lab.common.redis_server import RedisServer, RedisServerError, start_redis
 from dualio.lab.instructions.call_loops import Clock, _check, _per_call
@@ -91,6 +96,12 @@ DUALIO = {figure.name: figure for figure in (
            "trio_get", (1,), module=MODULE),
     Figure("redis-raw", "a blocking socket: send GET, recv, read the bulk string", None, "raw_get",
            module=MODULE),
+    Figure("trio-floor", "trio: send, wait_readable in a CancelScope with a deadline, recv", "redis-raw",
+           "trio_floor_get", ("scope",), module=MODULE),
+    Figure("trio-floor-unbounded", "trio: send, wait_readable with no scope (no timeout), recv", "redis-raw",
+           "trio_floor_get", ("none",), module=MODULE),
+    Figure("trio-floor-reader", "trio: send, park; a reader task (one scope) reads and reschedules",
+           "redis-raw", "trio_floor_get", ("reader",), module=MODULE),
 )}
 """dualio's figures and their floor."""
 PEERS = {figure.name: figure for figure in (
@@ -171,6 +182,56 @@ def trio_get(calls: int, in_flight: int, clock: Clock) -> float:
         async with AsyncRedis(*_address()) as redis:
             get = redis.get
             return await _per_call_trio(lambda: get(KEY), calls, in_flight, clock)
+
+    return float(trio.run(main))
+
+
+def trio_floor_get(calls: int, how: str, clock: Clock) -> float:
+    """What trio itself costs per GET on a socket (see ``trio-floor`` above)."""
+    from dualio.lab.instructions.call_loops import _seeded_trio
+
+    trio = _seeded_trio()
+    import outcome
+
+    async def main() -> float:
+        sock = trio.socket.socket()
+        await sock.connect(_address())
+        raw = sock._sock
+        waiting: list[Any] = []
+
+        async def reader() -> None:
+            with trio.CancelScope(deadline=trio.current_time() + 3600):
+                while True:
+                    await trio.lowlevel.wait_readable(raw)
+                    trio.lowlevel.reschedule(waiting.pop(0), outcome.Value(raw.recv(65536)))
+
+        def abort(_: object) -> Any:
+            return trio.lowlevel.Abort.FAILED
+
+        async def get() -> bytes:
+            raw.send(GET_COMMAND)
+            if how == "reader":
+                waiting.append(trio.lowlevel.current_task())
+                return cast(bytes, await trio.lowlevel.wait_task_rescheduled(abort))
+            if how == "scope":
+                with trio.CancelScope(deadline=trio.current_time() + 30):
+                    await trio.lowlevel.wait_readable(raw)
+            else:
+                await trio.lowlevel.wait_readable(raw)
+            return cast(bytes, raw.recv(65536))
+
+        async with trio.open_nursery() as tasks:
+            if how == "reader":
+                tasks.start_soon(reader)
+                await trio.sleep(0)
+            _check(read_bulk(await get())[0])
+            started = clock()
+            for _ in range(calls):
+                _check(read_bulk(await get())[0])
+            per_call = (clock() - started) / calls
+            tasks.cancel_scope.cancel()
+        sock.close()
+        return per_call
 
     return float(trio.run(main))
 
