@@ -178,8 +178,8 @@ class AsyncCalls:
                     try:
                         if self.retry is None or not may_retry(error, request.idempotent):
                             raise error
-                        series = series or self.retry.series(until)
-                        wait = series.next_delay(error)
+                        series = series or self.retry.series()
+                        wait = series.next_delay(error, until)
                     except DualioError as exc:
                         final = _named(exc, request.method, sent)
                         if on_response is not None:
@@ -264,8 +264,8 @@ class AsyncCalls:
                     # its request never left (a ConnectionLost may have been a write cut short)
                     if not delivered and not sent and self.retry is not None and may_retry(exc, False):
                         try:
-                            series = series or self.retry.series(until)
-                            wait = series.next_delay(exc)
+                            series = series or self.retry.series()
+                            wait = series.next_delay(exc, until)
                         except DualioError as exhausted:
                             final = _named(exhausted, request.method, sent)
                             raise final  # noqa: B904
@@ -351,8 +351,8 @@ class AsyncCalls:
             except DualioError as exc:
                 if self.retry is None or not may_retry(exc, False):
                     raise
-                series = series or self.retry.series(until)
-                wait = series.next_delay(exc)  # RetriesExhausted once the series is over
+                series = series or self.retry.series()
+                wait = series.next_delay(exc, until)  # RetriesExhausted once the series is over
                 log.debug("connecting again for %s in %.3fs after %s", "a held command", wait, exc)
                 await self._pause(wait)
 

@@ -47,12 +47,12 @@ def test_a_series_stops_at_its_budget_or_the_callers_deadline() -> None:
     series = RetryPolicy(attempts=100, base_delay=1.0, max_delay=1.0, budget=0.5).series()
     with pytest.raises(RetriesExhausted, match=r"retry budget 0\.5s"):
         series.next_delay(ConnectError("down"))
-    short = RetryPolicy(attempts=100, base_delay=1.0, max_delay=1.0).series(until=time.monotonic() + 0.2)
+    short = RetryPolicy(attempts=100, base_delay=1.0, max_delay=1.0).series()
     ends = r"the call's timeout ends before the next try\): down"
     with pytest.raises(RetriesExhausted, match=ends) as info:
-        short.next_delay(ConnectError("down"))
+        short.next_delay(ConnectError("down"), until=time.monotonic() + 0.2)
     assert "retry budget" not in str(info.value)
-    assert RetryPolicy().series(until=math.inf).next_delay(ConnectError("down")) <= 0.05
+    assert RetryPolicy().series().next_delay(ConnectError("down"), until=math.inf) <= 0.05
 
 
 @pytest.mark.parametrize(

@@ -50,8 +50,8 @@ class RetryPolicy:
         ceiling = min(self.max_delay, self.base_delay * 2 ** min(attempt - 1, 62))
         return (rng or random).uniform(ceiling / 2, ceiling)
 
-    def series(self, until: float = math.inf) -> Series:
-        return Series(self, until)
+    def series(self) -> Series:
+        return Series(self)
 
 
 DEFAULT_RETRY = RetryPolicy()
@@ -64,18 +64,20 @@ def check_policy(policy: RetryPolicy | None) -> RetryPolicy | None:
 
 
 class Series:
-    """One series of tries under a policy, ending at ``until`` at the latest."""
+    """One series of tries under a policy, within its budget. The series keeps no call's
+    deadline: a caller that has one says it with each decision (:meth:`next_delay`)."""
 
-    __slots__ = ("_policy", "_started", "_until", "failures")
+    __slots__ = ("_budget_ends", "_policy", "_started", "failures")
 
-    def __init__(self, policy: RetryPolicy, until: float = math.inf) -> None:
+    def __init__(self, policy: RetryPolicy) -> None:
         self._policy = policy
         self._started = time.monotonic()
-        self._until = min(until, self._started + policy.budget)
+        self._budget_ends = self._started + policy.budget
         self.failures: list[DualioError] = []
 
-    def next_delay(self, error: DualioError) -> float:
-        """After a failed try: the wait before the next one. Raises
+    def next_delay(self, error: DualioError, until: float = math.inf) -> float:
+        """After a failed try: the wait before the next one, which must end before the
+        budget does and before ``until`` (the call's deadline, if it has one). Raises
         :class:`RetriesExhausted` (its cause: ``error``) when the series is over."""
         self.failures.append(error)
         tries = len(self.failures)
@@ -84,10 +86,10 @@ class Series:
                 f"gave up after {tries} tries: {error}", tries, self.failures
             ) from error
         wait = self._policy.delay(tries)
-        if time.monotonic() + wait >= self._until:
+        ends = min(until, self._budget_ends)
+        if time.monotonic() + wait >= ends:
             limit = (
-                f"retry budget {self._policy.budget:g}s"
-                if self._until == self._started + self._policy.budget
+                f"retry budget {self._policy.budget:g}s" if ends == self._budget_ends
                 else "the call's timeout ends before the next try"
             )
             raise RetriesExhausted(
