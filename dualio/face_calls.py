@@ -30,7 +30,7 @@ from dualio_transports.policy.events import (
 from dualio_transports.policy.lifecycle import Lifecycle
 from dualio_transports.policy.retry import RetryPolicy, may_retry
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
-from dualio_transports.wire.deadline import deadline, passed
+from dualio_transports.wire.deadline import NO_DEADLINE, deadline, passed
 from dualio_transports.wire.errors import (
     CallCancelled,
     ConnectError,
@@ -144,7 +144,8 @@ class AsyncCalls:
         return time.perf_counter() - started
 
     async def _call(self, request: Request[T], timeout: float | Unset | None) -> T:
-        until = deadline(self.timeout if timeout is UNSET else check_timeout("timeout", timeout))
+        seconds = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
+        until = NO_DEADLINE if seconds is None else time.monotonic() + seconds  # deadline(), written out
         if self.on_request is not None or self.on_response is not None:
             return await self._attempts(request, until)
         sent: list[int] = []

@@ -640,7 +640,7 @@ def _take_all(
         if type(effect) is procedure.Item:
             got.append(methods.words(1, 0.0).decode_item(effect.payload))
         elif type(effect) is procedure.Await:
-            news.wait(max(effect.until - time.monotonic(), 0))
+            news.wait(max(effect.wake - time.monotonic(), 0))
         else:
             conn.perform(effect)
         now = time.monotonic()

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+import dualio.face_calls as async_calls
+import dualio_sync.face_calls as blocking_calls
 from dualio import AsyncClient, ConnectTimeout, DualioTimeout, RetriesExhausted, RetryPolicy
 from dualio_sync import Client
 from dualio_transports.policy import retry as retry_module
@@ -40,12 +42,12 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    """The clock the faces make and judge deadlines by (wire/deadline.py) and the retry
-    series keeps its budget by, and only theirs."""
+    """The clock the faces make and judge deadlines by (their calls, wire/deadline.py) and
+    the retry series keeps its budget by, and only theirs."""
     fake = FakeClock()
-    stand_in = types.SimpleNamespace(monotonic=fake.monotonic)
-    monkeypatch.setattr(deadline_module, "time", stand_in)
-    monkeypatch.setattr(retry_module, "time", stand_in)
+    stand_in = types.SimpleNamespace(monotonic=fake.monotonic, perf_counter=fake.monotonic)
+    for module in (deadline_module, retry_module, async_calls, blocking_calls):
+        monkeypatch.setattr(module, "time", stand_in)
     return fake
 
 

@@ -112,9 +112,9 @@ def test_a_call_sends_its_request_tells_its_id_and_waits_for_its_answer() -> Non
     sent: list[int] = []
     steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"hi", FAR, CLOCK.now, sent)
     send = step(steps)
-    assert type(send) is Send and kinds(send.data) == [FrameKind.REQUEST] and send.until == FAR
+    assert type(send) is Send and kinds(send.data) == [FrameKind.REQUEST] and send.call.until == FAR
     wait = step(steps)
-    assert type(wait) is Await and not wait.want_item and wait.until == FAR
+    assert type(wait) is Await and not wait.want_item and wait.wake == FAR and wait.call.until == FAR
     assert sent == [wait.call.id]
     answer(table, FrameKind.RESPONSE, wait.call.id, b"hi")
     call = finish(steps)
@@ -170,7 +170,7 @@ def test_a_call_past_its_deadline_times_out_and_cancels() -> None:
     steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", until, CLOCK.now)
     step(steps)
     wait = step(steps)
-    assert type(wait) is Await and wait.until == until
+    assert type(wait) is Await and wait.wake == wait.call.until == until
     CLOCK.advance(0.03)  # the driver's wait returns at its deadline, with no news
     cancel = step(steps)
     assert type(cancel) is Control and kinds(cancel.data) == [FrameKind.CANCEL]
@@ -231,7 +231,7 @@ def test_a_silent_connection_is_pinged_then_torn_down_while_a_call_waits() -> No
     steps = procedure.roundtrip(table, CallKind.UNARY, "echo", b"", FAR, CLOCK.now)
     step(steps)
     wait = step(steps)
-    assert type(wait) is Await and wait.until < CLOCK.now + 0.03  # not the call's deadline
+    assert type(wait) is Await and wait.wake < CLOCK.now + 0.03  # not the call's deadline
     CLOCK.advance(0.03)
     ping = step(steps)
     assert type(ping) is Control and kinds(ping.data) == [FrameKind.PING]
@@ -251,9 +251,9 @@ def test_a_silent_handshake_is_not_pinged_and_its_wait_is_not_cut_short() -> Non
     step(steps)
     CLOCK.advance(0.02)
     look = step(steps)
-    assert type(look) is Await and look.until < until  # read what came before judging the silence
+    assert type(look) is Await and look.wake < until  # read what came before judging the silence
     wait = step(steps)
-    assert type(wait) is Await and wait.until == until  # no PING before WELCOME, and no spinning
+    assert type(wait) is Await and wait.wake == until  # no PING before WELCOME, and no spinning
 
 
 def test_a_silence_is_judged_only_after_what_came_is_read() -> None:
@@ -424,8 +424,8 @@ def test_an_answer_closed_half_way_owes_its_cancel_to_the_next_request() -> None
     given up in the table when it is next used, and its CANCEL leads the next request,
     on every transport (the table's start), not dropped."""
     table = open_table()
-    call, _ = table.start(CallKind.UNARY, "echo", b"")
-    steps = procedure.answer(table, call, CLOCK.now + 60, CLOCK.now)
+    call, _ = table.start(CallKind.UNARY, "echo", b"", until=CLOCK.now + 60)
+    steps = procedure.answer(table, call, CLOCK.now)
     assert type(step(steps)) is Await
     steps.close()
     table.settle()

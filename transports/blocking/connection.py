@@ -221,7 +221,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 now = monotonic()
                 idle = table.idle(now)
                 if not idle:
-                    call, data = table.start(kind, method, args, answers)
+                    call, data = table.start(kind, method, args, answers, until)
                     wake_by = table.wait_until(until, now)
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()  # before the role is taken: the finally below gives it back
@@ -229,7 +229,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             if idle:
                 self._read_idle()
                 with self._mutex:
-                    call, data = table.start(kind, method, args, answers)
+                    call, data = table.start(kind, method, args, answers, until)
                     wake_by = table.wait_until(until, monotonic())
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()
@@ -258,7 +258,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 if not answered:
                     self._wait(call, wake_by, want_item=False)
                     if not call.done:
-                        self._drive(procedure.answer(table, call, until, monotonic()))
+                        self._drive(procedure.answer(table, call, monotonic()))
             except BaseException:
                 self._drive(procedure.give_up(table, call))
                 raise
@@ -324,10 +324,10 @@ class BlockingConnection(ConnectionFacts[Any]):
         """Perform one effect; an ``Await`` blocks this thread (a driver on an event loop
         waits for its news itself)."""
         if type(effect) is procedure.Await:
-            if effect.want_item or not self._lone_read(effect.call, effect.until):
-                self._wait(effect.call, effect.until, effect.want_item)
+            if effect.want_item or not self._lone_read(effect.call, effect.wake):
+                self._wait(effect.call, effect.wake, effect.want_item)
         elif type(effect) is procedure.Send:
-            late = self._send(effect.data, effect.until, False, effect.call)
+            late = self._send(effect.data, effect.call.until, False, effect.call)
             effect.may_have_left = True
             if late is not None:
                 raise late

@@ -334,7 +334,7 @@ class EmulatedConnection:
         async def perform(effect: procedure.Effect) -> None:
             if type(effect) is procedure.Await:  # the reader thread reads: wait for its news
                 event = news.arm()  # no await since the step found nothing: no news is missed
-                with anyio.CancelScope(deadline=on_clock(effect.until, anyio.current_time)):
+                with anyio.CancelScope(deadline=on_clock(effect.wake, anyio.current_time)):
                     await event.wait()
             else:
                 conn.perform(effect)

@@ -233,13 +233,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
         table = self._table
         if table.idle(time.monotonic()) and not self._reading and self._pending_input():
             await self._read_idle(until)
-        call, data = table.start(request.kind, request.method, request.args, request.answers)
+        call, data = table.start(request.kind, request.method, request.args, request.answers, until)
         ticket = 0  # its place in the outbox, while it waits there for the writer
         if self._writing:  # _send_request's first case, written out
             self._outbox.append(data)
             ticket = self._queued = self._queued + 1
         else:
-            send = procedure.Send(data, until)
+            send = procedure.Send(data, call)
             try:
                 await self._send_request(send)
             except GeneratorExit:  # closed half-way (collected): given up when the table is next used
@@ -259,7 +259,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
                     expired = failures.call_timeout
                     if ticket:
                         expired = functools.partial(self._deadline_while_queued, call, ticket, sent)
-                    await self._drive(procedure.answer(table, call, until, time.monotonic(), expired))
+                    await self._drive(procedure.answer(table, call, time.monotonic(), expired))
         except GeneratorExit:  # closed half-way (collected): given up when the table is next used
             table.collect(call)
             raise
@@ -275,7 +275,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
 
     async def _perform(self, effect: procedure.Effect) -> None:
         if type(effect) is procedure.Await:
-            await self._await_news(effect.call, effect.until, effect.want_item)
+            await self._await_news(effect.call, effect.wake, effect.want_item)
         elif type(effect) is procedure.Send:
             await self._send_request(effect)
         elif type(effect) is procedure.Control:
@@ -296,7 +296,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         if self._writing:
             return
         try:
-            await self._write_queued(ticket, send.until)
+            await self._write_queued(ticket, send.call.until)
         except BaseException:
             send.may_have_left = not self._take_back(ticket)  # still queued: it never left
             if any(self._outbox) and self._table.failure is None:  # a taken-back frame stays as b""

@@ -318,7 +318,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
                     await self._wait_drained(future)
                 except DualioTimeout:
                     raise failures.write_timeout() from None
-            call = self._send_call(request, future, sent)
+            call = self._send_call(request, future, sent, until)
             await future
         except BaseException:
             if call is not None:
@@ -347,7 +347,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
             return task, None
         future = self._call_future(until)
         try:
-            call = self._send_call(request, future, sent)
+            call = self._send_call(request, future, sent, until)
         except BaseException:
             future.cancel()
             raise
@@ -355,11 +355,12 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         return future, call
 
     def _send_call(
-        self, request: Request[Any], future: asyncio.Future[None], sent: list[int] | None,
+        self, request: Request[Any], future: asyncio.Future[None], sent: list[int] | None, until: float,
     ) -> LiveCall:
-        """Start a call that ``future`` waits for, and write its request whole: at once, or
-        with what the loop pass writes (the one step both ways of calling share)."""
-        call, data = self._table.start(request.kind, request.method, request.args, request.answers)
+        """Start a call that ``future`` waits for (its deadline, ``until``, kept by the
+        loop's timer), and write its request whole: at once, or with what the loop pass
+        writes (the one step both ways of calling share)."""
+        call, data = self._table.start(request.kind, request.method, request.args, request.answers, until)
         call.waiter = future
         self._write(data)
         if sent is not None:
@@ -407,10 +408,10 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
 
     async def _perform(self, effect: procedure.Effect) -> None:
         if type(effect) is procedure.Await:
-            await self._await_news(effect.call, effect.until)
+            await self._await_news(effect.call, effect.wake)
         elif type(effect) is procedure.Send:
             if self._paused and not self._table.ordered:  # in order: its call started, so it goes now
-                await self._wait_drained_until(effect.until)
+                await self._wait_drained_until(effect.call.until)
             self._write(effect.data)
         else:
             self._perform_now(effect)

@@ -38,6 +38,7 @@ from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from dualio_transports.wire import failures
+from dualio_transports.wire.deadline import NO_DEADLINE
 from dualio_transports.wire.errors import ClosedError, ConnectionLost, DualioError, ProtocolError, UsageError
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
@@ -79,7 +80,7 @@ _STREAM, _PING, _UNARY = CallKind.STREAM, CallKind.PING, CallKind.UNARY
 # -- calls ---------------------------------------------------------------------------
 
 class CallState(Generic[W]):
-    """One call: its id and kind, and what has arrived for it.
+    """One call: its id and kind, its deadline, and what has arrived for it.
 
     ``done`` is set once: by the final frame (``result`` or ``error``), by the
     connection's failure (``error``), or by the caller giving up.
@@ -87,13 +88,14 @@ class CallState(Generic[W]):
 
     __slots__ = (
         "abandoned", "backlog", "done", "due", "error", "id", "items", "kind", "method", "parts", "result",
-        "waiter",
+        "until", "waiter",
     )
 
-    def __init__(self, rid: int, kind: CallKind, method: str) -> None:
+    def __init__(self, rid: int, kind: CallKind, method: str, until: float = NO_DEADLINE) -> None:
         self.id = rid
         self.kind = kind
         self.method = method
+        self.until = until  # its deadline, made once by the face (a stream's: its next item's)
         self.done = False
         self.abandoned = False
         self.result: bytes = b""
@@ -259,12 +261,12 @@ class CallTable(Generic[W]):
         return self.protocol.hello()
 
     def start(
-        self, kind: CallKind, method: str, args: bytes, answers: int = 1
+        self, kind: CallKind, method: str, args: bytes, answers: int = 1, until: float = NO_DEADLINE,
     ) -> tuple[CallState[W], bytes]:
-        """A new call and the bytes of its request (a PING for ``CallKind.PING``). A request
-        of several commands, on a protocol answered in order, is answered by ``answers``
-        messages in order: its result is their payloads joined, whatever their kinds, for
-        its decoder to read one by one."""
+        """A new call, due by ``until`` (kept on it), and the bytes of its request (a PING
+        for ``CallKind.PING``). A request of several commands, on a protocol answered in
+        order, is answered by ``answers`` messages in order: its result is their payloads
+        joined, whatever their kinds, for its decoder to read one by one."""
         owed = b""
         if self._unusual:
             if self.closing or self.failure is not None:
@@ -277,7 +279,7 @@ class CallTable(Generic[W]):
         else:
             rid = self._new_id()
         data = self.protocol.probe(rid) if kind is _PING else self.protocol.request(rid, method, args)
-        state: CallState[W] = CallState(rid, kind, method)
+        state: CallState[W] = CallState(rid, kind, method, until)
         if answers != 1:
             if self._order is None or kind is not _UNARY or answers < 1:
                 raise UsageError(f"{answers} answers to one request: only a unary call on a protocol "

@@ -12,17 +12,19 @@ failed. A procedure is given the time it starts at; it reads no clock, so every 
 about time is made on a time a driver or a test passed (one a little old only ever
 delays a decision to the next step: every wait it asks for ends at its deadline):
 
-``Send(data, until)``
-    Write this whole frame by ``until``, by the rules of
+``Send(data, call)``
+    Write this whole frame (``call``'s request, or the handshake's HELLO) by the call's
+    deadline (``call.until``), by the rules of
     :class:`dualio_transports.wire.frame_write.FrameWrite`; on failure set
     ``may_have_left`` if the frame may be on the wire (it was handed to another
     writer's batch).
 ``Control(data)``
     Write this CANCEL or keepalive PING when the connection can: never wait for
     it, never fail the call for it (it is advice to the server).
-``Await(call, until, want_item)``
-    Wait until ``call`` is done (or has an item, with ``want_item``) or ``until``
-    passes, reading while nobody else does. Return either way: what a deadline
+``Await(call, wake, want_item)``
+    Wait until ``call`` is done (or has an item, with ``want_item``) or ``wake`` comes
+    (its deadline, or the next keepalive check if that is sooner), reading while nobody
+    else does. Return either way: what a deadline
     means is decided here.
 ``ReadIdle(until)``
     The connection was idle: if bytes wait unread (a goodbye, the end of the
@@ -62,9 +64,8 @@ from dualio_transports.wire.protocol import CallKind
 @dataclass(slots=True, eq=False)
 class Send:
     data: bytes = field(repr=False)
-    until: float
+    call: CallState[Any] = field(repr=False)  # whose request (the handshake's: HELLO); by its deadline
     may_have_left: bool = False
-    call: CallState[Any] | None = field(default=None, repr=False)  # whose request (None: the handshake's)
 
 
 @dataclass(slots=True, eq=False)
@@ -76,7 +77,7 @@ class Control:
 @dataclass(slots=True, eq=False)
 class Await:
     call: CallState[Any]
-    until: float
+    wake: float  # when this wait ends at the latest: the call's deadline, or a keepalive check
     want_item: bool
 
 
@@ -159,9 +160,9 @@ def open_call(
         raise expired()
     if table.idle(now):
         yield ReadIdle(until)
-    call, data = table.start(kind, method, args, answers)
+    call, data = table.start(kind, method, args, answers, until)
     call.waiter = waiter
-    send = Send(data, until, False, call)
+    send = Send(data, call)
     try:
         yield send
     except GeneratorExit:
@@ -203,15 +204,16 @@ def open_handed_call(
 
 
 def await_news(
-    table: CallTable[W], call: CallState[W], until: float, want_item: bool,
-    expired: Callable[[], DualioTimeout], now: float,
+    table: CallTable[W], call: CallState[W], want_item: bool, expired: Callable[[], DualioTimeout],
+    now: float,
 ) -> Generator[Effect, float, None]:
-    """Wait until ``call`` is done (or has an item); at ``until``, raise ``expired()``.
-    A wait never outlasts the next keepalive check; after it, what came is read first
-    and only then is the silence judged: a PING (or a teardown) is yielded in between,
-    so a silent peer is found by a call without a timeout too."""
-    quiet = False  # no keepalive check can be done (the handshake, the end): wait for ``until``
+    """Wait until ``call`` is done (or has an item); at its deadline (``call.until``), raise
+    ``expired()``. A wait never outlasts the next keepalive check; after it, what came is
+    read first and only then is the silence judged: a PING (or a teardown) is yielded in
+    between, so a silent peer is found by a call without a timeout too."""
+    quiet = False  # no keepalive check can be done (the handshake, the end): wait for the deadline
     while not (call.done or (want_item and call.items)):
+        until = call.until
         if now >= until:
             raise expired()
         now = yield Await(call, until if quiet else table.wait_until(until, now), want_item)
@@ -245,18 +247,18 @@ def roundtrip(
     """A unary call or a PING started at ``now``: send, wait for the final frame by
     ``until``; returns the call, whose :meth:`CallState.outcome` is the answer."""
     call = yield from open_call(table, kind, method, args, until, now, sent)
-    return (yield from answer(table, call, until, now))
+    return (yield from answer(table, call, now))
 
 
 def answer(
-    table: CallTable[W], call: CallState[W], until: float, now: float,
+    table: CallTable[W], call: CallState[W], now: float,
     expired: Callable[[], DualioTimeout] = failures.call_timeout,
 ) -> Generator[Effect, float, CallState[W]]:
     """Wait for the final frame of a call whose request left (or is queued to leave), by
-    ``until``, which raises ``expired()``; a wait that fails (a timeout, a cancel, an
+    its deadline, which raises ``expired()``; a wait that fails (a timeout, a cancel, an
     interrupt) gives the call up. Returns the call."""
     try:
-        yield from await_news(table, call, until, False, expired, now)
+        yield from await_news(table, call, False, expired, now)
     except GeneratorExit:
         table.collect(call)
         raise
@@ -296,7 +298,8 @@ def items(
             if held and not table.backlogged:
                 now = yield READ_ON
             if item is Next.WAIT:
-                yield from await_news(table, call, deadlines.for_wait(now), True, expired, now)
+                call.until = deadlines.for_wait(now)  # each item's wait has its own
+                yield from await_news(table, call, True, expired, now)
             elif item is Next.END:
                 break
             else:
@@ -315,9 +318,10 @@ def items(
 
 def handshake(table: CallTable[W], until: float, now: float) -> Generator[Effect, float, None]:
     """HELLO, then WELCOME by ``until``; any failure is a ConnectError."""
+    table.handshake.until = until
     try:
-        now = yield Send(table.hello(), until)
-        yield from await_news(table, table.handshake, until, False, failures.call_timeout, now)
+        now = yield Send(table.hello(), table.handshake)
+        yield from await_news(table, table.handshake, False, failures.call_timeout, now)
     except DualioError as exc:
         raise failures.handshake_failed(exc) from exc
     table.handshake_outcome()
