@@ -222,7 +222,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 idle = table.idle(now)
                 if not idle:
                     call, data = table.start(kind, method, args, answers, until)
-                    wake_by = table.wait_until(until, now)
+                    wake = table.wait_until(until, now)  # the first wait ends: the deadline or a check
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()  # before the role is taken: the finally below gives it back
                         self._reading = reader
@@ -230,7 +230,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                 self._read_idle()
                 with self._mutex:
                     call, data = table.start(kind, method, args, answers, until)
-                    wake_by = table.wait_until(until, monotonic())
+                    wake = table.wait_until(until, monotonic())
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()
                         self._reading = reader
@@ -251,12 +251,12 @@ class BlockingConnection(ConnectionFacts[Any]):
                 if until <= now:  # the send took the call's time: as the procedure's await_news
                     raise failures.call_timeout()
                 if reader and self._reading == reader:  # perform()'s Await, written out
-                    self._read_once(wake_by)  # gives the role up, unless interrupted before it held it
+                    self._read_once(wake)  # gives the role up, unless interrupted before it held it
                     answered = call.done
                 else:
-                    answered = self._lone_read(call, wake_by)
+                    answered = self._lone_read(call, wake)
                 if not answered:
-                    self._wait(call, wake_by, want_item=False)
+                    self._wait(call, wake, want_item=False)
                     if not call.done:
                         self._drive(procedure.answer(table, call, monotonic()))
             except BaseException:
