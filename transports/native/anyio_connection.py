@@ -73,8 +73,6 @@ class _Scope(Protocol):
                  trace: TracebackType | None) -> bool | None: ...
 
 
-
-
 def _nothing_pending() -> bool:
     return False  # a stream without a socket of its own to ask
 
@@ -103,17 +101,19 @@ def _send_now(sock: socket.socket, data: bytes) -> int:
         return 0
 
 
-async def _trio_receive(sock: socket.socket) -> bytes:
-    """trio: wait until the socket is readable, then take what came (b"": its end). A
-    socket closed by another task meanwhile raises anyio's ``ClosedResourceError``."""
-    import trio
-
+async def _trio_receive(
+    sock: socket.socket, wait_readable: Callable[[socket.socket], Awaitable[None]],
+    closed: type[Exception],
+) -> bytes:
+    """trio (its ``wait_readable`` and ``ClosedResourceError``, given): wait until the
+    socket is readable, then take what came (b"": its end). A socket closed by another
+    task meanwhile raises anyio's ``ClosedResourceError``."""
     while True:
         if sock.fileno() < 0:  # closed before the wait began
             raise anyio.ClosedResourceError
         try:
-            await trio.lowlevel.wait_readable(sock)
-        except trio.ClosedResourceError:
+            await wait_readable(sock)
+        except closed:
             raise anyio.ClosedResourceError from None
         try:
             return sock.recv(_RECEIVE_SIZE)
@@ -166,7 +166,9 @@ class AnyioConnection(ConnectionFacts[_Event]):
             self._checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
             if self._raw is not None and options.tls is None:
                 self._send_now = functools.partial(_send_now, self._raw)
-                self._receive = functools.partial(_trio_receive, self._raw)
+                self._receive = functools.partial(
+                    _trio_receive, self._raw, trio.lowlevel.wait_readable, trio.ClosedResourceError
+                )
 
     def _until(self, until: float) -> _Scope:
         """A cancel scope that ends at ``until`` (a ``time.monotonic()`` deadline)."""
