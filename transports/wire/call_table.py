@@ -197,7 +197,7 @@ class CallTable(Generic[W]):
         for a transport that writes (or queues) a request in the step that starts it; one
         that writes later, under a lock of its own, passes False and calls
         :meth:`enter_order` just before the write."""
-        self._owed = b""  # what procedures closed half-way could not send (see owe)
+        self._owed = b""  # what procedures closed half-way could not send (see _owe)
         self._collected: deque[CallState[W]] = deque()  # calls of procedures the collector closed (collect)
         self._unusual = False  # owed or collected, closing or failed: what a call's start looks at, once
         self.keepalive = keepalive
@@ -319,7 +319,7 @@ class CallTable(Generic[W]):
         self._next_id = rid + 1 if rid < most else 1
         return rid
 
-    def owe(self, data: bytes) -> None:
+    def _owe(self, data: bytes) -> None:
         """Keep what giving up a call would have sent (a CANCEL, an UNSUBSCRIBE) for the
         next request, which carries it (:meth:`start`); bounded by ``OWED_LIMIT``."""
         if data and self.failure is None and not self.closing and len(self._owed) < OWED_LIMIT:
@@ -341,7 +341,7 @@ class CallTable(Generic[W]):
         """Give up the calls :meth:`collect` was told of; what that sends is owed."""
         collected = self._collected
         while collected:
-            self.owe(self.give_up(collected.popleft()))
+            self._owe(self.give_up(collected.popleft()))
 
     def _pay(self) -> bytes:
         """What is owed, the calls collected given up first; nothing is owed after."""
