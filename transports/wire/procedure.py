@@ -117,8 +117,6 @@ class Left(Exception):
     :meth:`CallTable.collect`, which gives it up when the table is next used.)"""
 
 Effect = Send | Control | Await | ReadIdle | ReadOn | Teardown | Item | Started
-Steps = Generator[Effect, float, Any]
-"""A procedure: its effects out, the time each was performed by in."""
 
 
 # -- pieces -------------------------------------------------------------------------
