@@ -38,6 +38,7 @@ demo: $(STAMP)
 # what it counts) and the stress tests (they mostly wait) at once; last, on an idle
 # machine, the tests that measure time.
 test: $(STAMP) $(IMPORT_NAMES)
+	$(BIN)/python -m dualio.devtools.redis_methods --check
 	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
@@ -63,8 +64,9 @@ chaos: $(STAMP)
 perf-baseline: $(STAMP)
 	$(BIN)/python -m dualio.lab.instructions --write-baseline tests/perf/instructions.json
 
-# the blocking face's service methods, from the async face's (dualio/service_methods.py)
+# the Redis methods from Redis's command spec, then the blocking face from the async one
 generate: $(STAMP)
+	$(BIN)/python -m dualio.devtools.redis_methods
 	$(BIN)/python -m dualio.devtools.unasync
 
 clean:

@@ -505,17 +505,17 @@ async def test_a_string_that_is_not_utf8_fails_its_call_only_with_a_typed_error(
         await close_quietly(r)
 
 
-async def test_a_reply_of_the_wrong_shape_fails_its_call_only_with_a_typed_error(
+async def test_a_reply_of_the_wrong_shape_reaches_its_caller_as_it_came(
     transport: Transport, hostile: Callable[..., HostileRedis]
 ) -> None:
-    """ZRANGE WITHSCORES answered with integers where (member, score) pairs belong: a
-    well-formed reply that fails its command's check fails that call with a dualio error,
-    at once (not the timeout it would wait out), and the connection goes on."""
-    server = hostile(on_first(b"ZRANGE", b"*2\r\n:1\r\n:2\r\n"))
+    """ZRANGE WITHSCORES answered with an odd list of integers where (member, score) pairs
+    belong (a server older or newer than the spec): a well-formed reply the method cannot
+    convert reaches its caller as it came, at once, and the connection goes on."""
+    server = hostile(on_first(b"ZRANGE", b"*3\r\n:1\r\n:2\r\n:3\r\n"))
     r = await open_client(transport, server.address)
     try:
         got, _ = await outcome(lambda: r.zrange("z", 0, -1, withscores=True, timeout=0.5))
-        assert isinstance(got, DualioError) and not isinstance(got, DualioTimeout), repr(got)
+        assert got == [1, 2, 3], repr(got)
         assert await r.get("k") == b"value of k"
         assert server.connections == 1
     finally:
@@ -549,7 +549,7 @@ async def test_an_argument_with_spaces_or_crlf_is_one_bulk_string(
             assert await r.get(key(f"v{n}")) == text.encode()
             assert await r.set(key(text), n) is True
             assert await r.get(key(text)) == b"%d" % n
-        assert await r.hset(key("h"), {INJECTIONS[0]: INJECTIONS[1]}) == 1
+        assert await r.hset(key("h"), mapping={INJECTIONS[0]: INJECTIONS[1]}) == 1
         assert await r.hgetall(key("h")) == {INJECTIONS[0].encode(): INJECTIONS[1].encode()}
         assert await r.execute("ECHO", INJECTIONS[1]) == INJECTIONS[1].encode()
         assert await r.get(sentinel) == b"still here"
@@ -573,7 +573,7 @@ BAD_ARGUMENTS: dict[str, Callable[[Face], Any]] = {
     "get-None": lambda r: r.get(None),
     "mget-dict": lambda r: r.mget("a", {"b": 1}),
     "mset-None": lambda r: r.mset({"k": None}),
-    "hset-object": lambda r: r.hset("h", {"f": Opaque()}),
+    "hset-object": lambda r: r.hset("h", mapping={"f": Opaque()}),
     "zadd-None-score": lambda r: r.zadd("z", {"m": None}),
     "expire-None": lambda r: r.expire("k", None),
     "lrange-str-object": lambda r: r.lrange("l", Opaque(), 1),

@@ -30,6 +30,8 @@ RULES: Substitutions = [
     (r"\bfrom dualio\.face_connection\b", "from dualio_sync.face_connection"),
     (r"\bfrom dualio\.service_methods\b", "from dualio_sync.service_methods"),
     (r"\bfrom dualio\.redis\.commands\b", "from dualio_sync.redis.commands"),
+    (r"\bfrom dualio\.redis\.methods\b", "from dualio_sync.redis.methods"),
+    (r"\bfrom dualio\.redis\.method_support\b", "from dualio_sync.redis.method_support"),
     (r"\bfrom dualio\.redis\.client\b", "from dualio_sync.redis.client"),
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
@@ -65,6 +67,9 @@ RULES: Substitutions = [
     (r"\bAsyncFaceConnection\b", "FaceConnection"),
     (r"\bAsyncServiceMethods\b", "ServiceMethods"),
     (r"\bAsyncRedisCommands\b", "RedisCommands"),
+    (r"\bAsyncMethods\b", "Methods"),
+    (r"\bAsyncMethodSupport\b", "MethodSupport"),
+    (r"\bAsyncScript\b", "Script"),
     (r"\bAsyncSubscription\b", "Subscription"),
     (r"\bAsyncClient\b", "Client"),
 ]
@@ -99,6 +104,15 @@ FILES: dict[str, tuple[str, str]] = {
         "dualio_sync/redis/commands.py",
         _docstring("The Redis commands of the blocking face, and ``redis://`` URLs.",
                    "dualio/redis/commands.py"),
+    ),
+    "dualio/redis/method_support.py": (
+        "dualio_sync/redis/method_support.py",
+        _docstring("What the blocking face's Redis command methods stand on.",
+                   "dualio/redis/method_support.py"),
+    ),
+    "dualio/redis/methods.py": (
+        "dualio_sync/redis/methods.py",
+        _docstring("Every Redis command a typed method of the blocking face.", "dualio/redis/methods.py"),
     ),
     "dualio/redis/client.py": (
         "dualio_sync/redis/client.py",

@@ -6,7 +6,8 @@ import ssl
 from typing import Literal, Unpack, overload
 
 from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName, check_transport
-from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, S, redis_protocol
+from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, redis_protocol
+from dualio.redis.method_support import S
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS

@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import builtins
 import functools
+import hashlib
 import logging
 import ssl
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from types import TracebackType
-from typing import Any, Generic, Literal, NamedTuple, Self, TypeVar, cast, overload
+from typing import Any, Generic, Literal, NamedTuple, Self, cast, overload
 from urllib.parse import unquote
 
-from dualio.face_calls import AsyncCalls
+from dualio.redis.method_support import _UNARY, Arg, S, Timeout, _one_of, _request, _text, _wrong
+from dualio.redis.methods import AsyncMethods
 from dualio_transports.policy.retry import Series, may_retry
 from dualio_transports.policy.telemetry import REDIS, Conventions
-from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from dualio_transports.policy.timeouts import UNSET, pick_timeout
 from dualio_transports.policy.url import query_items, seconds, split_url
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
@@ -44,15 +46,7 @@ from dualio_transports.redis_protocol.errors import RedisError
 from dualio_transports.redis_protocol.resp import ErrorReply, Value, encode_command, parse, parse_all
 from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
-from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request, StreamRequest
-
-S = TypeVar("S", bytes, str)
-"""What a string reply is: ``bytes``, or ``str`` with ``decode_responses=True``."""
-T = TypeVar("T")
-Arg = bytes | str | int | float
-"""A key, a value or any argument of a command (``str`` is sent as UTF-8)."""
-Timeout = float | Unset | None
 
 log = logging.getLogger("dualio.client")
 
@@ -130,32 +124,6 @@ def redis_protocol(
     return make
 
 
-_UNARY = CallKind.UNARY
-_request = tuple.__new__  # a Request without NamedTuple's Python-level __new__ (one is made per call)
-
-
-def _text(value: Value) -> Value:
-    """``value`` with every bytes in it decoded from UTF-8 (``decode_responses=True``); a
-    ProtocolError, for this call only, where one is not UTF-8."""
-    if isinstance(value, bytes):
-        try:
-            return value.decode()
-        except UnicodeDecodeError as exc:
-            raise ProtocolError(
-                f"a reply is not UTF-8 text ({exc.reason} at byte {exc.start}): "
-                "read it with decode_responses=False"
-            ) from None
-    if isinstance(value, list):
-        return [_text(item) for item in value]
-    if isinstance(value, dict):
-        return {_text(key): _text(item) for key, item in value.items()}
-    if isinstance(value, set | frozenset):
-        return type(value)(_text(item) for item in value)
-    if isinstance(value, tuple):
-        return tuple(_text(item) for item in value)
-    return value
-
-
 def _raise_first(values: list[Any], raise_on_error: bool) -> list[Any]:
     if raise_on_error:
         for value in values:
@@ -165,26 +133,8 @@ def _raise_first(values: list[Any], raise_on_error: bool) -> list[Any]:
 
 
 
-def _int(raw: bytes) -> int:
-    value = parse(raw)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ProtocolError(f"expected an integer reply, got {value!r}")
-    return value
-
-
-def _flag(raw: bytes) -> bool:
-    """A reply of 1 (yes) or 0 (no)."""
-    return _int(raw) == 1
-
-
-def _ok(raw: bytes) -> None:
-    value = parse(raw)
-    if value != b"OK":
-        raise ProtocolError(f"expected OK, got {value!r}")
-
-
 def _set_reply(raw: bytes) -> bool:
-    """SET's reply: OK when it set the key, a null when NX or XX kept it from doing so."""
+    """SET's reply without GET: OK when it set the key, a null when NX or XX kept it from doing so."""
     value = parse(raw)
     if value is not None and value != b"OK":
         raise ProtocolError(f"expected OK or a null, got {value!r}")
@@ -217,80 +167,19 @@ class Message(NamedTuple, Generic[S]):
     pattern: S | None = None
 
 
-class AsyncRedisCommands(AsyncCalls, Generic[S]):
+class AsyncRedisCommands(AsyncMethods[S]):
     """The Redis commands; every one takes ``timeout=`` (seconds, ``None``: no limit; by
     default the client's), which bounds the whole call, reconnecting and retrying
     included. A timed-out or cancelled command's reply is read and dropped when it
-    comes, and the connection is kept."""
+    comes, and the connection is kept. Each command of Redis's spec is a generated method
+    (:class:`~dualio.redis.methods.AsyncMethods`); what no spec can say is here."""
 
     telemetry_conventions: Conventions = REDIS
-    decode_responses: bool
     _live_names: builtins.set[tuple[bool, bytes]]  # the names of this client's live subscriptions
 
     def _setup_commands(self, decode_responses: bool) -> None:
         self.decode_responses = bool(decode_responses)
         self._live_names = builtins.set()
-
-    def _value(self, raw: bytes) -> Any:
-        if self.decode_responses:
-            return _text(parse(raw))
-        return parse(raw)
-
-    def _string(self, raw: bytes) -> S | None:
-        if raw[0] == 0x24:  # b"$": a bulk string the reader found whole, or $-1
-            if raw[3] == 0x0A:  # its header's LF: a length of one digit
-                value = raw[4:-2]
-            elif raw[4] == 0x0A:  # two digits, or $-1
-                value = raw[5:-2]
-                if not value and raw[1] == 0x2D:
-                    return None
-            else:
-                value = raw[raw.index(b"\n") + 1 : -2]
-        elif raw[0] == 0x5F:  # b"_": a null
-            return None
-        else:
-            value = parse(raw)
-        if self.decode_responses:
-            return _text(value)  # type: ignore[no-any-return]
-        return value  # type: ignore[return-value]
-
-    def _list(self, raw: bytes) -> list[Any]:
-        value = self._value(raw)
-        if not isinstance(value, list):
-            raise ProtocolError(f"expected an array reply, got {value!r}")
-        return value
-
-    def _scored(self, raw: bytes) -> list[tuple[S, float]]:
-        pairs = self._list(raw)
-        if len(pairs) % 2 == 0 and all(isinstance(item, bytes | str) for item in pairs):
-            pairs = [[member, score] for member, score in zip(pairs[::2], pairs[1::2], strict=True)]  # RESP2
-        try:
-            return [(member, float(score)) for member, score in pairs]
-        except (TypeError, ValueError):
-            raise ProtocolError(f"expected (member, score) pairs, got {pairs!r:.200}") from None
-
-    def _mapping(self, raw: bytes) -> dict[Any, Any]:
-        """A map; from RESP2, which has none, a flat list of keys and values."""
-        value = self._value(raw)
-        if isinstance(value, builtins.list) and len(value) % 2 == 0:
-            return dict(zip(value[::2], value[1::2], strict=True))
-        if not isinstance(value, dict):
-            raise ProtocolError(f"expected a map reply, got {value!r:.200}")
-        return value
-
-    def _members(self, raw: bytes) -> builtins.set[Any]:
-        """A set; from RESP2, which has none, a list."""
-        value = self._value(raw)
-        if isinstance(value, builtins.list):
-            return builtins.set(value)
-        if not isinstance(value, builtins.set):
-            raise ProtocolError(f"expected a set reply, got {value!r:.200}")
-        return value
-
-    def _command(
-        self, decode: Callable[[bytes], T], *args: Arg, idempotent: bool
-    ) -> Request[T]:
-        return _request(Request, (args[0], encode_command(*args), decode, idempotent, 1, _UNARY))
 
     # -- any command ----------------------------------------------------------------
 
@@ -390,198 +279,52 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         """Round-trip time of a PING, in seconds."""
         return await self._ping(timeout)
 
-    # -- strings ----------------------------------------------------------------------
+    # -- what the spec cannot type -----------------------------------------------------
 
-    async def get(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
-        """The value of ``name``; None when there is none."""
-        args = encode_command("GET", name)
-        request: Request[S | None] = _request(Request, ("GET", args, self._string, True, 1, _UNARY))
-        return await self._call(request, timeout)
+    @overload
+    async def set(
+        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
+        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        get: Literal[False] = False, timeout: Timeout = UNSET,
+    ) -> bool: ...
+
+    @overload
+    async def set(
+        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
+        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        get: Literal[True], timeout: Timeout = UNSET,
+    ) -> S | None: ...
 
     async def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None,
-        nx: bool = False, xx: bool = False, timeout: Timeout = UNSET,
-    ) -> bool:
-        """Set ``name`` to ``value``, expiring in ``ex`` seconds or ``px`` milliseconds, only
-        if it does not exist (``nx``) or only if it does (``xx``); whether it was set."""
+        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
+        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        get: bool = False, timeout: Timeout = UNSET,
+    ) -> bool | S | None:
+        """SET ``name`` to ``value``, expiring in ``ex`` seconds or ``px`` milliseconds, at
+        ``exat`` or ``pxat`` (Unix time), or keeping its time to live (``keepttl``); only
+        if it does not exist (``nx``) or only if it does (``xx``). Whether it was set; with
+        ``get``, the value it had instead (None for none). Options that exclude each other
+        are a ValueError before anything is sent."""
+        _one_of("set", ("ex", ex), ("px", px), ("exat", exat), ("pxat", pxat), ("keepttl", keepttl))
+        _one_of("set", ("nx", nx), ("xx", xx))
         args: list[Arg] = ["SET", name, value]
-        if ex is not None:
-            args += ["EX", ex]
-        if px is not None:
-            args += ["PX", px]
-        if nx:
-            args.append("NX")
-        if xx:
-            args.append("XX")
-        return await self._call(self._command(_set_reply, *args, idempotent=not nx), timeout)
-
-    async def mget(self, *names: Arg, timeout: Timeout = UNSET) -> list[S | None]:
-        """The values of ``names``, in order; None for each that has none."""
-        return await self._call(self._command(self._list, "MGET", *names, idempotent=True), timeout)
-
-    async def mset(self, mapping: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> None:
-        """Set every key of ``mapping`` to its value, at once."""
-        pairs = [item for pair in mapping.items() for item in pair]
-        return await self._call(self._command(_ok, "MSET", *pairs, idempotent=True), timeout)
-
-    async def incr(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
-        """Add 1 to the integer at ``name`` (0 when there is none); the new value."""
-        return await self._call(self._command(_int, "INCR", name, idempotent=False), timeout)
-
-    async def incrby(self, name: Arg, amount: int, *, timeout: Timeout = UNSET) -> int:
-        """Add ``amount`` to the integer at ``name``; the new value."""
-        return await self._call(self._command(_int, "INCRBY", name, amount, idempotent=False), timeout)
-
-    async def delete(self, *names: Arg, timeout: Timeout = UNSET) -> int:
-        """Remove ``names`` (DEL); how many existed."""
-        return await self._call(self._command(_int, "DEL", *names, idempotent=True), timeout)
-
-    async def exists(self, *names: Arg, timeout: Timeout = UNSET) -> int:
-        """How many of ``names`` exist (a name given twice counts twice)."""
-        return await self._call(self._command(_int, "EXISTS", *names, idempotent=True), timeout)
-
-    async def expire(self, name: Arg, seconds: int, *, timeout: Timeout = UNSET) -> bool:
-        """Make ``name`` expire in ``seconds``; False when it does not exist."""
-        return await self._call(self._command(_flag, "EXPIRE", name, seconds, idempotent=True), timeout)
-
-    async def ttl(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
-        """Seconds until ``name`` expires; -1 when it never does, -2 when it does not exist."""
-        return await self._call(self._command(_int, "TTL", name, idempotent=True), timeout)
-
-    # -- hashes -----------------------------------------------------------------------
-
-    async def hget(self, name: Arg, key: Arg, *, timeout: Timeout = UNSET) -> S | None:
-        """The value of ``key`` in the hash ``name``; None when there is none."""
-        return await self._call(self._command(self._string, "HGET", name, key, idempotent=True), timeout)
-
-    async def hset(self, name: Arg, mapping: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> int:
-        """Set the fields of ``mapping`` in the hash ``name``; how many were new."""
-        if not mapping:
-            raise ValueError("hset needs at least one field")
-        pairs = [item for pair in mapping.items() for item in pair]
-        return await self._call(self._command(_int, "HSET", name, *pairs, idempotent=False), timeout)
-
-    async def hgetall(self, name: Arg, *, timeout: Timeout = UNSET) -> dict[S, S]:
-        """Every field of the hash ``name`` and its value (empty when there is none)."""
-        return await self._call(self._command(self._mapping, "HGETALL", name, idempotent=True), timeout)
-
-    async def hdel(self, name: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
-        """Remove ``keys`` from the hash ``name``; how many existed."""
-        return await self._call(self._command(_int, "HDEL", name, *keys, idempotent=False), timeout)
-
-    # -- lists ------------------------------------------------------------------------
-
-    async def lpush(self, name: Arg, *values: Arg, timeout: Timeout = UNSET) -> int:
-        """Push ``values`` at the head of the list ``name``, one after another; its length."""
-        return await self._call(self._command(_int, "LPUSH", name, *values, idempotent=False), timeout)
-
-    async def rpush(self, name: Arg, *values: Arg, timeout: Timeout = UNSET) -> int:
-        """Push ``values`` at the tail of the list ``name``; its length."""
-        return await self._call(self._command(_int, "RPUSH", name, *values, idempotent=False), timeout)
-
-    async def lpop(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
-        """Take the head of the list ``name``; None when it is empty."""
-        return await self._call(self._command(self._string, "LPOP", name, idempotent=False), timeout)
-
-    async def rpop(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
-        """Take the tail of the list ``name``; None when it is empty."""
-        return await self._call(self._command(self._string, "RPOP", name, idempotent=False), timeout)
-
-    async def lrange(self, name: Arg, start: int, end: int, *, timeout: Timeout = UNSET) -> list[S]:
-        """The items of the list ``name`` from ``start`` to ``end``, both included (-1: the last)."""
-        request = self._command(self._list, "LRANGE", name, start, end, idempotent=True)
+        for token, given in (("EX", ex), ("PX", px), ("EXAT", exat), ("PXAT", pxat)):
+            if given is not None:
+                args += (token, given)
+        for token, flag in (("KEEPTTL", keepttl), ("NX", nx), ("XX", xx), ("GET", get)):
+            if flag:
+                args.append(token)
+        try:
+            command = encode_command(*args)
+        except TypeError:
+            raise _wrong("set", ("name", name, "arg"), ("value", value, "arg"), ("ex", ex, "arg"),
+                         ("px", px, "arg"), ("exat", exat, "arg"), ("pxat", pxat, "arg")) from None
+        decode: Callable[[bytes], Any] = self._string if get else _set_reply
+        retry = not (nx or get)
+        request: Request[bool | S | None] = _request(Request, ("SET", command, decode, retry, 1, _UNARY))
         return await self._call(request, timeout)
 
-    async def blpop(self, *names: Arg, wait: float, timeout: Timeout = UNSET) -> tuple[S, S] | None:
-        """Take the head of the first of the lists ``names`` that has one, waiting up to
-        ``wait`` seconds (0: for ever) for one to have one: ``(list, item)``, or None when
-        the wait ended with none. The server holds the command, so it runs on a
-        connection of its own (``held_connections``) and holds up no other call. The
-        call's ``timeout`` defaults to ``wait`` plus the client's timeout (none with
-        ``wait=0``). Given up (timeout, cancel) it closes its connection, so the server
-        hands no item to a caller that left; an item the server handed out as the call
-        was given up is lost (docs/redis.md)."""
-        return await self._held_pop("BLPOP", names, wait, timeout)
-
-    async def brpop(self, *names: Arg, wait: float, timeout: Timeout = UNSET) -> tuple[S, S] | None:
-        """:meth:`blpop`, taking the tail."""
-        return await self._held_pop("BRPOP", names, wait, timeout)
-
-    async def _held_pop(
-        self, command: str, names: tuple[Arg, ...], wait: float, timeout: Timeout
-    ) -> tuple[S, S] | None:
-        if not names:
-            raise ValueError(f"{command.lower()} needs at least one list")
-        if isinstance(wait, bool) or not isinstance(wait, int | float) or not 0 <= wait < float("inf"):
-            raise ValueError(f"wait must be a number of seconds, 0 or more (0: for ever), not {wait!r}")
-        if timeout is UNSET:
-            client = self.timeout
-            timeout = None if client is None or wait == 0 else wait + client
-        request = self._command(self._popped, command, *names, wait, idempotent=False)
-        return await self._held_call(request, deadline(check_timeout("timeout", timeout)))
-
-    def _popped(self, raw: bytes) -> tuple[S, S] | None:
-        value = self._value(raw)
-        if value is None:
-            return None
-        if not isinstance(value, builtins.list) or len(value) != 2:
-            raise ProtocolError(f"expected a list's name and an item, got {value!r}")
-        name: S = value[0]
-        item: S = value[1]
-        return name, item
-
-    # -- sets -------------------------------------------------------------------------
-
-    async def sadd(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> int:
-        """Add ``members`` to the set ``name``; how many were new."""
-        return await self._call(self._command(_int, "SADD", name, *members, idempotent=False), timeout)
-
-    async def srem(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> int:
-        """Remove ``members`` from the set ``name``; how many were in it."""
-        return await self._call(self._command(_int, "SREM", name, *members, idempotent=False), timeout)
-
-    async def smembers(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.set[S]:
-        """The members of the set ``name`` (empty when there is none)."""
-        return await self._call(self._command(self._members, "SMEMBERS", name, idempotent=True), timeout)
-
-    # -- sorted sets ------------------------------------------------------------------
-
-    async def zadd(self, name: Arg, mapping: Mapping[Arg, float], *, timeout: Timeout = UNSET) -> int:
-        """Add each member of ``mapping`` with its score to the sorted set ``name`` (a
-        member already there gets the new score); how many were new."""
-        if not mapping:
-            raise ValueError("zadd needs at least one member")
-        pairs = [item for member, score in mapping.items() for item in (score, member)]
-        return await self._call(self._command(_int, "ZADD", name, *pairs, idempotent=False), timeout)
-
-    @overload
-    async def zrange(
-        self, name: Arg, start: int, end: int, *, withscores: Literal[False] = False,
-        timeout: Timeout = UNSET,
-    ) -> list[S]: ...
-
-    @overload
-    async def zrange(
-        self, name: Arg, start: int, end: int, *, withscores: Literal[True], timeout: Timeout = UNSET,
-    ) -> list[tuple[S, float]]: ...
-
-    async def zrange(
-        self, name: Arg, start: int, end: int, *, withscores: bool = False, timeout: Timeout = UNSET,
-    ) -> list[S] | list[tuple[S, float]]:
-        """The members of the sorted set ``name`` from rank ``start`` to ``end`` (both
-        included, -1: the last), lowest score first; with ``withscores``, each as
-        ``(member, score)``."""
-        if withscores:
-            request = self._command(self._scored, "ZRANGE", name, start, end, "WITHSCORES", idempotent=True)
-            return await self._call(request, timeout)
-        request_members = self._command(self._list, "ZRANGE", name, start, end, idempotent=True)
-        return await self._call(request_members, timeout)
-
     # -- pub/sub ----------------------------------------------------------------------
-
-    async def publish(self, channel: Arg, message: Arg, *, timeout: Timeout = UNSET) -> int:
-        """Send ``message`` on ``channel``; how many subscribers received it."""
-        return await self._call(self._command(_int, "PUBLISH", channel, message, idempotent=False), timeout)
 
     def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
         """The messages of ``channels``, on the client's connection (commands go on
@@ -594,6 +337,64 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         """The messages of every channel matching ``patterns`` (``news.*``), as :meth:`subscribe`."""
         return AsyncSubscription(self, True, patterns, timeout)
 
+    # -- iterators and scripts --------------------------------------------------------
+
+    async def scan_iter(
+        self, match: Arg | None = None, count: int | None = None, _type: Arg | None = None, *,
+        timeout: Timeout = UNSET,
+    ) -> AsyncGenerator[S, None]:
+        """Every key (matching the glob ``match``, of the type ``_type``), SCAN after
+        SCAN until the server's cursor comes back to 0; a key may come twice, as SCAN
+        gives it. ``count`` is SCAN's hint of how many per call; ``timeout`` bounds each call."""
+        async for keys in self._pages("SCAN", (), _scan_options(match, count, _type), timeout):
+            for key in keys:
+                yield key
+
+    async def hscan_iter(
+        self, name: Arg, match: Arg | None = None, count: int | None = None, *, timeout: Timeout = UNSET,
+    ) -> AsyncGenerator[tuple[S, S], None]:
+        """Every ``(field, value)`` of the hash ``name`` (fields matching ``match``), as :meth:`scan_iter`."""
+        async for items in self._pages("HSCAN", (name,), _scan_options(match, count), timeout):
+            for field, value in zip(items[::2], items[1::2], strict=True):
+                yield field, value
+
+    async def sscan_iter(
+        self, name: Arg, match: Arg | None = None, count: int | None = None, *, timeout: Timeout = UNSET,
+    ) -> AsyncGenerator[S, None]:
+        """Every member of the set ``name`` (matching ``match``), as :meth:`scan_iter`."""
+        async for members in self._pages("SSCAN", (name,), _scan_options(match, count), timeout):
+            for member in members:
+                yield member
+
+    async def zscan_iter(
+        self, name: Arg, match: Arg | None = None, count: int | None = None, *, timeout: Timeout = UNSET,
+    ) -> AsyncGenerator[tuple[S, float], None]:
+        """Every ``(member, score)`` of the sorted set ``name`` (members matching ``match``),
+        as :meth:`scan_iter`."""
+        async for items in self._pages("ZSCAN", (name,), _scan_options(match, count), timeout):
+            for member, score in zip(items[::2], items[1::2], strict=True):
+                yield member, float(score)
+
+    async def _pages(
+        self, command: str, head: tuple[Arg, ...], options: list[Arg], timeout: Timeout,
+    ) -> AsyncGenerator[list[Any], None]:
+        """The items of each reply of a SCAN-like ``command``, cursor after cursor."""
+        cursor: Any = b"0"
+        while True:
+            request = Request(command, encode_command(command, *head, cursor, *options), self._value, True)
+            reply = await self._call(request, timeout)
+            if not isinstance(reply, builtins.list) or len(reply) != 2:
+                raise ProtocolError(f"expected {command}'s cursor and items, got {reply!r:.200}")
+            cursor, items = reply
+            yield items
+            if cursor in (b"0", "0"):
+                return
+
+    def register_script(self, script: Arg) -> AsyncScript[S]:
+        """A Lua script, called as ``await script(keys=[...], args=[...])``: EVALSHA by its
+        SHA1, and EVAL, which loads it, when the server does not have it (NOSCRIPT)."""
+        return AsyncScript(self, script)
+
     # -- made from a URL --------------------------------------------------------------
 
     @classmethod
@@ -601,6 +402,37 @@ class AsyncRedisCommands(AsyncCalls, Generic[S]):
         """A client for ``redis://[[username]:password@]host[:port][/db]`` (``rediss://``:
         TLS); keyword arguments override what the URL says (docs/redis.md lists the keys)."""
         return cls(**{**parse_url(url), **options})
+
+
+def _scan_options(match: Arg | None, count: int | None, kind: Arg | None = None) -> list[Arg]:
+    options: list[Arg] = []
+    for token, value in (("MATCH", match), ("COUNT", count), ("TYPE", kind)):
+        if value is not None:
+            options += (token, value)
+    return options
+
+
+class AsyncScript(Generic[S]):
+    """A Lua script of a client (:meth:`AsyncRedisCommands.register_script`), run by its
+    SHA1; ``sha`` is that SHA1."""
+
+    def __init__(self, client: AsyncRedisCommands[S], script: Arg):
+        if not isinstance(script, str | bytes):
+            raise TypeError(f"a script is str or bytes, not {type(script).__name__}")
+        self._client: AsyncRedisCommands[S] = client
+        self.script = script
+        self.sha = hashlib.sha1(script.encode() if isinstance(script, str) else script).hexdigest()
+
+    async def __call__(
+        self, keys: Sequence[Arg] = (), args: Sequence[Arg] = (), *, timeout: Timeout = UNSET,
+    ) -> Any:
+        """The script's reply for ``keys`` and ``args``."""
+        try:
+            return await self._client.evalsha(self.sha, keys, *args, timeout=timeout)
+        except RedisError as exc:
+            if exc.prefix != "NOSCRIPT":
+                raise
+        return await self._client.eval(self.script, keys, *args, timeout=timeout)
 
 
 class AsyncSubscription(Generic[S]):

@@ -10,7 +10,8 @@ import ssl
 from typing import Literal, overload
 
 from dualio_sync.face_connection import FaceConnection, TransportName, check_transport
-from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, S, redis_protocol
+from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, redis_protocol
+from dualio_sync.redis.method_support import S
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS

@@ -1,18 +1,13 @@
 """Which Redis commands the server holds: it answers them when data comes or their
 timeout passes, so their reply may come at any time, and a connection on which one was
-given up cannot be used again (the reply would be taken for a later command's)."""
+given up cannot be used again (the reply would be taken for a later command's). Which
+they are is Redis's command spec's word (:mod:`.command_spec`, generated from it)."""
 
 from __future__ import annotations
 
+from dualio_transports.redis_protocol.command_spec import HELD as HELD
+from dualio_transports.redis_protocol.command_spec import HELD_WITH_BLOCK as HELD_WITH_BLOCK
 from dualio_transports.redis_protocol.resp import parse
-
-HELD = frozenset({
-    "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BZPOPMIN", "BZPOPMAX", "BLMPOP", "BZMPOP", "WAIT", "WAITAOF",
-})
-"""Commands the server always holds."""
-HELD_WITH_BLOCK = {"XREAD": 1, "XREADGROUP": 4}
-"""Commands the server holds when given ``BLOCK``: where their options begin (after
-XREADGROUP's ``GROUP group consumer``, which may be named anything)."""
 
 
 def held(name: str, command: bytes) -> bool:
