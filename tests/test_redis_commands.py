@@ -267,6 +267,8 @@ OTHER_SHAPES = {
     "_triple": (b"*3\r\n:1\r\n:2\r\n$1\r\nx\r\n", [1, 2, b"x"]),
     "_scored": (b"*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", [b"a", b"b", b"c"]),
     "_string": (b":5\r\n", 5),
+    "_entries": (b"*1\r\n:1\r\n", [1]),
+    "_streams": (b":1\r\n", 1),
 }
 
 

@@ -46,6 +46,10 @@ SIMPLE = {"key": "Arg", "string": "Arg", "pattern": "Arg", "integer": "int", "do
           "unix-time": "int"}
 
 
+_DURATIONS = {"seconds": "_seconds", "milliseconds": "_milliseconds"}
+"""Integer arguments that are a length of time: a ``timedelta`` is taken too."""
+
+
 class Untypable(Exception):
     """An argument shape the generator does not type: the rest become ``*options``."""
 
@@ -57,7 +61,7 @@ class Param:
     default: str | None = None  # None: required
     star: bool = False  # *name
     keyword: bool = False  # after the *
-    checked: str = "arg"  # what _wrong checks it for: arg, many, pairs, rows, flag, none
+    checked: str = "arg"  # what _wrong checks it for: arg, duration, many, flat, pairs, rows, flag
 
 
 @dataclass
@@ -170,15 +174,20 @@ class Planner:
             self.method.held_wait = name
             self.emit(f"words.append({name})")
             return
+        duration = _DURATIONS.get(arg["name"]) if arg["type"] == "integer" else None
         if token is None:
             if not optional and not multiple:
                 name = self.name(arg["name"])
+                if duration:
+                    self.add(Param(name, "int | timedelta", checked="duration"))
+                    self.emit(f"words.append({duration}({name}))")
+                    return
                 self.add(Param(name, annotation))
                 self.emit(f"words.append({name})")
             elif not optional:  # one or more
                 name = self.name(arg["name"], _plural(arg["name"]))
                 if not later_required and not rest:
-                    self.add(Param(name, annotation, star=True, checked="many"))
+                    self.add(Param(name, f"{annotation} | Sequence[{annotation}]", star=True, checked="flat"))
                     self.method.checks.append(
                         f'if not {name}:\n            raise TypeError("{self.method.name}() needs at least '
                         f'one {arg["name"]}")'
@@ -186,7 +195,8 @@ class Planner:
                 else:
                     self.add(Param(name, f"{annotation} | Sequence[{annotation}]", checked="many"))
                 self.fill_numkeys(name)
-                self.emit(f"words += _many({name})")
+                star = self.method.params[-1].star
+                self.emit(f"words += _flat({name})" if star else f"words += _many({name})")
             elif not multiple:
                 if later_required:
                     raise Untypable("an optional argument before a required one")
@@ -197,12 +207,12 @@ class Planner:
             else:  # zero or more
                 name = self.name(arg["name"], _plural(arg["name"]))
                 if not rest and not any(p.star for p in self.method.params):
-                    self.add(Param(name, annotation, star=True, checked="many"))
+                    self.add(Param(name, f"{annotation} | Sequence[{annotation}]", star=True, checked="flat"))
                 else:
                     self.add(Param(name, f"{annotation} | Sequence[{annotation}]", "()", checked="many"))
                 self.fill_numkeys(name)
                 star = self.method.params[-1].star
-                self.emit(f"words += {name}" if star else f"words += _many({name})")
+                self.emit(f"words += _flat({name})" if star else f"words += _many({name})")
             return
         if not optional:
             name = self.name(arg["name"])
@@ -219,6 +229,10 @@ class Planner:
             self.add(Param(name, f"{annotation} | None", "None", keyword=True))
             self.emit(f"if {name} is not None:")
             self.emit(f"words += ({q(token)}, {name})", 1)
+            if duration:
+                self.method.params[-1].annotation = "int | timedelta | None"
+                self.method.params[-1].checked = "duration"
+                self.method.lines[-1] = f"    words += ({q(token)}, {duration}({name}))"
         elif arg.get("multiple_token"):
             many = f"{annotation} | Sequence[{annotation}]"
             self.add(Param(name, many, "()", keyword=True, checked="many"))
@@ -234,7 +248,8 @@ class Planner:
     def fill_numkeys(self, name: str) -> None:
         lines = self.method.lines
         if lines and lines[-1] == "NUMKEYS":
-            lines[-1] = f"words.append(len(_many({name})))"
+            many = "_flat" if self.method.params[-1].star else "_many"
+            lines[-1] = f"words.append(len({many}({name})))"
 
     def oneof(self, arg: dict[str, Any], optional: bool, multiple: bool) -> None:
         choices = arg["arguments"]
@@ -275,9 +290,13 @@ class Planner:
                 self.emit(f"words.append({q(token)})", 1)
             elif choice["type"] in SIMPLE and token and not choice.get("multiple"):
                 name = self.name(choice["name"], _python_name(token) if token.isalnum() else choice["name"])
-                self.add(Param(name, f"{SIMPLE[choice['type']]} | None", "None", keyword=True))
+                duration = _DURATIONS.get(choice["name"]) if choice["type"] == "integer" else None
+                annotation = "int | timedelta" if duration else SIMPLE[choice["type"]]
+                self.add(Param(name, f"{annotation} | None", "None", keyword=True,
+                               checked="duration" if duration else "arg"))
                 self.emit(f"if {name} is not None:")
-                self.emit(f"words += ({q(token)}, {name})", 1)
+                value = f"{duration}({name})" if duration else name
+                self.emit(f"words += ({q(token)}, {value})", 1)
             else:
                 raise Untypable("a choice of shapes")
             names.append(name)
@@ -416,10 +435,13 @@ def _plural(name: str) -> str:
 # -- replies --------------------------------------------------------------------------
 
 
-def reply(schema: dict[str, Any] | None) -> tuple[str, str]:
-    """The return annotation and the decoder of a reply schema."""
+def reply(schema: dict[str, Any] | None, group: str = "") -> tuple[str, str]:
+    """The return annotation and the decoder of a reply schema (a command of ``group``)."""
     if schema is None:
         return "Any", "self._value"
+    if group == "set" and schema.get("type") == "array" and schema.get("uniqueItems"):
+        inner = _annotation(schema["items"]) if isinstance(schema.get("items"), dict) else "Any"
+        return f"builtins.set[{inner if ' | ' not in inner else 'Any'}]", "self._members"
     alternatives = schema.get("anyOf") or schema.get("oneOf") or []
     if sorted(str(alternative.get("const")) for alternative in alternatives) == ["0", "1"]:
         return "bool", "self._flag"  # 1 or 0: yes or no
@@ -468,7 +490,7 @@ def _annotation(schema: dict[str, Any]) -> str:
         inner = _annotation(items) if isinstance(items, dict) else "Any"
         if " | " in inner and inner != "S | None":
             inner = "Any"
-        return f"builtins.{'set' if schema.get('uniqueItems') else 'list'}[{inner}]"
+        return f"builtins.list[{inner}]"  # uniqueItems: RESP3 sends a set only where the group is sets
     if shape == "object":
         values = schema.get("additionalProperties")
         inner = _annotation(values) if isinstance(values, dict) else "Any"
@@ -511,7 +533,7 @@ def plan(command: str, spec: dict[str, Any]) -> Method:
         block = next((p.name for p in method.params if p.name == "block"), None)
         if block is not None:  # XREAD's BLOCK milliseconds
             method.held_when = f"{block} is not None"
-            method.held_wait = f"{block} / 1000"
+            method.held_wait = f"_milliseconds({block}) / 1000"
         elif command == "WAIT":
             method.held_wait = next(p.name for p in method.params if p.name == "server_timeout") + " / 1000"
     _reorder(method)
@@ -603,7 +625,8 @@ def _fit(indent: int, head: str, items: list[str], tail: str) -> list[str]:
 
 
 def render(method: Method) -> str:
-    returns, decoder = overrides.DECODERS.get(method.command) or reply(method.spec.get("reply_schema"))
+    returns, decoder = overrides.DECODERS.get(method.command) or reply(
+        method.spec.get("reply_schema"), method.spec.get("group", ""))
     command = method.command
     retry = idempotent(method.spec)
     out = [_signature(method, returns), _doc(method)]
@@ -674,6 +697,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Literal
 
 from dualio.redis.method_support import (
@@ -681,9 +705,12 @@ from dualio.redis.method_support import (
     AsyncMethodSupport,
     S,
     Timeout,
+    _flat,
     _many,
+    _milliseconds,
     _one_of,
     _request,
+    _seconds,
     _UNARY,
     _wrong,
 )

@@ -20,6 +20,10 @@ RENAMED = {
     "HMSET": {"field_value": "mapping"},
     "ZADD": {"score_member": "mapping"},
     "SCAN": {"type": "_type"},
+    "EXPIRE": {"seconds": "time"},
+    "PEXPIRE": {"milliseconds": "time"},
+    "SETEX": {"seconds": "time"},
+    "PSETEX": {"milliseconds": "time_ms"},
 }
 
 DEFAULTS = {"XADD": {"id": '"*"'}}
@@ -42,6 +46,14 @@ DECODERS = {
     "BZPOPMIN": ("tuple[S, S, float] | None", "self._triple"),
     "BZPOPMAX": ("tuple[S, S, float] | None", "self._triple"),
     **{name: ("builtins.list[Any]", "self._scored if withscores else self._value") for name in SCORED},
+    "ZPOPMIN": ("builtins.list[tuple[S, float]]", "self._scored"),
+    "ZPOPMAX": ("builtins.list[tuple[S, float]]", "self._scored"),
+    "INCRBYFLOAT": ("float", "self._number"),  # a double sent as a bulk string
+    "HINCRBYFLOAT": ("float", "self._number"),
+    "XRANGE": ("builtins.list[tuple[S, builtins.dict[S, S]]]", "self._entries"),
+    "XREVRANGE": ("builtins.list[tuple[S, builtins.dict[S, S]]]", "self._entries"),
+    "XREAD": ("builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None", "self._streams"),
+    "XREADGROUP": ("builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None", "self._streams"),
 }
 
 VALUE_FIRST = frozenset({"ZADD"})

@@ -30,11 +30,23 @@ import hashlib
 import logging
 import ssl
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from datetime import timedelta
 from types import TracebackType
 from typing import Any, Generic, Literal, NamedTuple, Self, cast, overload
 from urllib.parse import unquote
 
-from dualio.redis.method_support import _UNARY, Arg, S, Timeout, _one_of, _request, _text, _wrong
+from dualio.redis.method_support import (
+    _UNARY,
+    Arg,
+    S,
+    Timeout,
+    _milliseconds,
+    _one_of,
+    _request,
+    _seconds,
+    _text,
+    _wrong,
+)
 from dualio.redis.methods import AsyncMethods
 from dualio_transports.policy.retry import Series, may_retry
 from dualio_transports.policy.telemetry import REDIS, Conventions
@@ -283,21 +295,24 @@ class AsyncRedisCommands(AsyncMethods[S]):
 
     @overload
     async def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        self, name: Arg, value: Arg, *, ex: int | timedelta | None = None,
+        px: int | timedelta | None = None, exat: int | None = None, pxat: int | None = None,
+        keepttl: bool = False, nx: bool = False, xx: bool = False,
         get: Literal[False] = False, timeout: Timeout = UNSET,
     ) -> bool: ...
 
     @overload
     async def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        self, name: Arg, value: Arg, *, ex: int | timedelta | None = None,
+        px: int | timedelta | None = None, exat: int | None = None, pxat: int | None = None,
+        keepttl: bool = False, nx: bool = False, xx: bool = False,
         get: Literal[True], timeout: Timeout = UNSET,
     ) -> S | None: ...
 
     async def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        self, name: Arg, value: Arg, *, ex: int | timedelta | None = None,
+        px: int | timedelta | None = None, exat: int | None = None, pxat: int | None = None,
+        keepttl: bool = False, nx: bool = False, xx: bool = False,
         get: bool = False, timeout: Timeout = UNSET,
     ) -> bool | S | None:
         """SET ``name`` to ``value``, expiring in ``ex`` seconds or ``px`` milliseconds, at
@@ -308,7 +323,9 @@ class AsyncRedisCommands(AsyncMethods[S]):
         _one_of("set", ("ex", ex), ("px", px), ("exat", exat), ("pxat", pxat), ("keepttl", keepttl))
         _one_of("set", ("nx", nx), ("xx", xx))
         args: list[Arg] = ["SET", name, value]
-        for token, given in (("EX", ex), ("PX", px), ("EXAT", exat), ("PXAT", pxat)):
+        seconds = None if ex is None else _seconds(ex)
+        milliseconds = None if px is None else _milliseconds(px)
+        for token, given in (("EX", seconds), ("PX", milliseconds), ("EXAT", exat), ("PXAT", pxat)):
             if given is not None:
                 args += (token, given)
         for token, flag in (("KEEPTTL", keepttl), ("NX", nx), ("XX", xx), ("GET", get)):
@@ -317,8 +334,8 @@ class AsyncRedisCommands(AsyncMethods[S]):
         try:
             command = encode_command(*args)
         except TypeError:
-            raise _wrong("set", ("name", name, "arg"), ("value", value, "arg"), ("ex", ex, "arg"),
-                         ("px", px, "arg"), ("exat", exat, "arg"), ("pxat", pxat, "arg")) from None
+            raise _wrong("set", ("name", name, "arg"), ("value", value, "arg"), ("ex", ex, "duration"),
+                         ("px", px, "duration"), ("exat", exat, "arg"), ("pxat", pxat, "arg")) from None
         decode: Callable[[bytes], Any] = self._string if get else _set_reply
         retry = not (nx or get)
         request: Request[bool | S | None] = _request(Request, ("SET", command, decode, retry, 1, _UNARY))

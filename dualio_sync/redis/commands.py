@@ -12,11 +12,23 @@ import hashlib
 import logging
 import ssl
 from collections.abc import Callable, Generator, Iterable, Sequence
+from datetime import timedelta
 from types import TracebackType
 from typing import Any, Generic, Literal, NamedTuple, Self, cast, overload
 from urllib.parse import unquote
 
-from dualio_sync.redis.method_support import _UNARY, Arg, S, Timeout, _one_of, _request, _text, _wrong
+from dualio_sync.redis.method_support import (
+    _UNARY,
+    Arg,
+    S,
+    Timeout,
+    _milliseconds,
+    _one_of,
+    _request,
+    _seconds,
+    _text,
+    _wrong,
+)
 from dualio_sync.redis.methods import Methods
 from dualio_transports.policy.retry import Series, may_retry
 from dualio_transports.policy.telemetry import REDIS, Conventions
@@ -265,21 +277,24 @@ class RedisCommands(Methods[S]):
 
     @overload
     def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        self, name: Arg, value: Arg, *, ex: int | timedelta | None = None,
+        px: int | timedelta | None = None, exat: int | None = None, pxat: int | None = None,
+        keepttl: bool = False, nx: bool = False, xx: bool = False,
         get: Literal[False] = False, timeout: Timeout = UNSET,
     ) -> bool: ...
 
     @overload
     def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        self, name: Arg, value: Arg, *, ex: int | timedelta | None = None,
+        px: int | timedelta | None = None, exat: int | None = None, pxat: int | None = None,
+        keepttl: bool = False, nx: bool = False, xx: bool = False,
         get: Literal[True], timeout: Timeout = UNSET,
     ) -> S | None: ...
 
     def set(
-        self, name: Arg, value: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, keepttl: bool = False, nx: bool = False, xx: bool = False,
+        self, name: Arg, value: Arg, *, ex: int | timedelta | None = None,
+        px: int | timedelta | None = None, exat: int | None = None, pxat: int | None = None,
+        keepttl: bool = False, nx: bool = False, xx: bool = False,
         get: bool = False, timeout: Timeout = UNSET,
     ) -> bool | S | None:
         """SET ``name`` to ``value``, expiring in ``ex`` seconds or ``px`` milliseconds, at
@@ -290,7 +305,9 @@ class RedisCommands(Methods[S]):
         _one_of("set", ("ex", ex), ("px", px), ("exat", exat), ("pxat", pxat), ("keepttl", keepttl))
         _one_of("set", ("nx", nx), ("xx", xx))
         args: list[Arg] = ["SET", name, value]
-        for token, given in (("EX", ex), ("PX", px), ("EXAT", exat), ("PXAT", pxat)):
+        seconds = None if ex is None else _seconds(ex)
+        milliseconds = None if px is None else _milliseconds(px)
+        for token, given in (("EX", seconds), ("PX", milliseconds), ("EXAT", exat), ("PXAT", pxat)):
             if given is not None:
                 args += (token, given)
         for token, flag in (("KEEPTTL", keepttl), ("NX", nx), ("XX", xx), ("GET", get)):
@@ -299,8 +316,8 @@ class RedisCommands(Methods[S]):
         try:
             command = encode_command(*args)
         except TypeError:
-            raise _wrong("set", ("name", name, "arg"), ("value", value, "arg"), ("ex", ex, "arg"),
-                         ("px", px, "arg"), ("exat", exat, "arg"), ("pxat", pxat, "arg")) from None
+            raise _wrong("set", ("name", name, "arg"), ("value", value, "arg"), ("ex", ex, "duration"),
+                         ("px", px, "duration"), ("exat", exat, "arg"), ("pxat", pxat, "arg")) from None
         decode: Callable[[bytes], Any] = self._string if get else _set_reply
         retry = not (nx or get)
         request: Request[bool | S | None] = _request(Request, ("SET", command, decode, retry, 1, _UNARY))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 from dualio_sync.face_calls import Calls
@@ -54,7 +55,29 @@ def _text(value: Value) -> Value:
 
 def _many(value: Arg | Sequence[Arg]) -> Sequence[Arg]:
     """One argument or several: ``"k"`` or ``["k1", "k2"]``."""
-    return (value,) if isinstance(value, _ARGUMENT) else value
+    if isinstance(value, _ARGUMENT):
+        return (value,)
+    if isinstance(value, list | tuple):
+        return value
+    raise TypeError(f"expected bytes, str, int or float, or a list or tuple of them: {type(value).__name__}")
+
+
+def _flat(values: tuple[Arg | Sequence[Arg], ...]) -> Sequence[Arg]:
+    """``*keys`` given one by one, or as sequences (redis-py's ``mget(["a", "b"])``)."""
+    for value in values:
+        if not isinstance(value, _ARGUMENT):
+            return [item for value in values for item in _many(value)]
+    return values  # type: ignore[return-value]  # every one an Arg
+
+
+def _seconds(value: int | timedelta) -> int:
+    """A length of time in whole seconds: an int as it is, a timedelta's."""
+    return int(value.total_seconds()) if isinstance(value, timedelta) else value
+
+
+def _milliseconds(value: int | timedelta) -> int:
+    """A length of time in whole milliseconds: an int as it is, a timedelta's."""
+    return int(value.total_seconds() * 1000) if isinstance(value, timedelta) else value
 
 
 def _one_of(method: str, *given: tuple[str, object]) -> None:
@@ -70,6 +93,8 @@ _GOOD = object()
 
 def _bad(value: object, kind: str) -> object:
     """The part of ``value`` that is not what a parameter of ``kind`` takes, or ``_GOOD``."""
+    if kind == "duration":
+        return _GOOD if isinstance(value, timedelta) or value.__class__ is int else value
     if kind == "arg":
         return _GOOD if isinstance(value, _ARGUMENT) and not isinstance(value, bool) else value
     if kind == "pairs":
@@ -81,7 +106,7 @@ def _bad(value: object, kind: str) -> object:
         return _bad(value, "arg")
     if not isinstance(value, Sequence):
         return value
-    inner = "many" if kind == "rows" else "arg"
+    inner = "many" if kind in ("rows", "flat") else "arg"
     return next((item for item in value if _bad(item, inner) is not _GOOD), _GOOD)
 
 
@@ -96,6 +121,7 @@ def _wrong(method: str, *params: tuple[str, object, str]) -> TypeError:
             what = {
                 "arg": "bytes, str, int or float", "many": "bytes, str, int or float, or a sequence of them",
                 "pairs": "a mapping of bytes, str, int or float", "rows": "a sequence of tuples",
+                "flat": "bytes, str, int or float, or sequences of them", "duration": "an int or a timedelta",
             }[kind]
             return TypeError(f"{method}(): {name} must be {what}, not {type(bad).__name__}: {bad!r:.60}")
     return TypeError(f"{method}(): an argument is not bytes, str, int or float")
@@ -204,6 +230,35 @@ class MethodSupport(Calls, Generic[S]):
             return [(member, float(score)) for member, score in pairs]
         except (TypeError, ValueError):
             return value
+
+    def _entries(self, raw: bytes) -> Any:
+        """A stream's entries as ``(id, fields)`` tuples, the fields a dict."""
+        return self._as_entries(self._value(raw))
+
+    def _as_entries(self, value: Any) -> Any:
+        if not isinstance(value, builtins.list):
+            return value
+        entries = []
+        for entry in value:
+            if not (isinstance(entry, builtins.list) and len(entry) == 2):
+                return value
+            if not isinstance(entry[1], builtins.list):
+                return value
+            fields = entry[1]
+            entries.append((entry[0], dict(zip(fields[::2], fields[1::2], strict=False))))
+        return entries
+
+    def _streams(self, raw: bytes) -> Any:
+        """XREAD's streams: a dict of each stream's name to its entries (RESP3's map; from
+        RESP2's list of pairs the same), or None when none came."""
+        value = self._value(raw)
+        if isinstance(value, builtins.list) and all(
+            isinstance(pair, builtins.list) and len(pair) == 2 for pair in value
+        ):
+            value = {name: entries for name, entries in value}
+        if not isinstance(value, dict):
+            return value
+        return {name: self._as_entries(entries) for name, entries in value.items()}
 
     def _held_command(self, request: Request[T], wait: float, timeout: Timeout) -> T:
         """A command the server holds for up to ``wait`` seconds (0: for ever), on a

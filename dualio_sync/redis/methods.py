@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Literal
 
 from dualio_sync.redis.method_support import (
@@ -16,9 +17,12 @@ from dualio_sync.redis.method_support import (
     MethodSupport,
     S,
     Timeout,
+    _flat,
     _many,
+    _milliseconds,
     _one_of,
     _request,
+    _seconds,
     _wrong,
 )
 from dualio_transports.policy.timeouts import UNSET
@@ -44,21 +48,21 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def acl_deluser(self, *usernames: Arg, timeout: Timeout = UNSET) -> int:
+    def acl_deluser(self, *usernames: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """ACL DELUSER: Remove the specified ACL users and the associated rules (Redis 6.0.0)."""
         if not usernames:
             raise TypeError("acl_deluser() needs at least one username")
         try:
             words: builtins.list[Arg] = ["ACL", "DELUSER"]
-            words += _many(usernames)
+            words += _flat(usernames)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("acl_deluser", ("usernames", usernames, "many")) from None
+            raise _wrong("acl_deluser", ("usernames", usernames, "flat")) from None
         request: Request[int] = _request(Request, ("ACL DELUSER", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
     def acl_dryrun(
-        self, username: Arg, command2: Arg, *args: Arg, timeout: Timeout = UNSET,
+        self, username: Arg, command2: Arg, *args: Arg | Sequence[Arg], timeout: Timeout = UNSET,
     ) -> bool | S:
         """ACL DRYRUN: Returns whether the user can execute the given command without executing the command
         (Redis 7.0.0).
@@ -67,14 +71,14 @@ class Methods(MethodSupport[S]):
             words: builtins.list[Arg] = ["ACL", "DRYRUN"]
             words.append(username)
             words.append(command2)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "acl_dryrun",
                 ("username", username, "arg"),
                 ("command2", command2, "arg"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[bool | S] = _request(Request, ("ACL DRYRUN", command, self._value, False, 1, _UNARY))
         return self._call(request, timeout)
@@ -163,15 +167,15 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("ACL SAVE", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def acl_setuser(self, username: Arg, *rules: Arg, timeout: Timeout = UNSET) -> bool:
+    def acl_setuser(self, username: Arg, *rules: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """ACL SETUSER: Modify or create the rules for a specific ACL user (Redis 6.0.0)."""
         try:
             words: builtins.list[Arg] = ["ACL", "SETUSER"]
             words.append(username)
-            words += rules
+            words += _flat(rules)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("acl_setuser", ("username", username, "arg"), ("rules", rules, "many")) from None
+            raise _wrong("acl_setuser", ("username", username, "arg"), ("rules", rules, "flat")) from None
         request: Request[bool] = _request(Request, ("ACL SETUSER", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -297,7 +301,9 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def bitop(self, operation: Arg, destkey: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def bitop(
+        self, operation: Arg, destkey: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> int:
         """BITOP: Perform bitwise operations between strings (Redis 2.6.0)."""
         if not keys:
             raise TypeError("bitop() needs at least one key")
@@ -305,14 +311,14 @@ class Methods(MethodSupport[S]):
             words: builtins.list[Arg] = ["BITOP"]
             words.append(operation)
             words.append(destkey)
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "bitop",
                 ("operation", operation, "arg"),
                 ("destkey", destkey, "arg"),
-                ("keys", keys, "many"),
+                ("keys", keys, "flat"),
             ) from None
         request: Request[int] = _request(Request, ("BITOP", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
@@ -752,16 +758,16 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("CLIENT UNPAUSE", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def cluster_addslots(self, *slots: int, timeout: Timeout = UNSET) -> bool:
+    def cluster_addslots(self, *slots: int | Sequence[int], timeout: Timeout = UNSET) -> bool:
         """CLUSTER ADDSLOTS: Assign new hash slots to receiving node (Redis 3.0.0)."""
         if not slots:
             raise TypeError("cluster_addslots() needs at least one slot")
         try:
             words: builtins.list[Arg] = ["CLUSTER", "ADDSLOTS"]
-            words += _many(slots)
+            words += _flat(slots)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("cluster_addslots", ("slots", slots, "many")) from None
+            raise _wrong("cluster_addslots", ("slots", slots, "flat")) from None
         request: Request[bool] = _request(
             Request,
             ("CLUSTER ADDSLOTS", command, self._okay, False, 1, _UNARY),
@@ -830,16 +836,16 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def cluster_delslots(self, *slots: int, timeout: Timeout = UNSET) -> bool:
+    def cluster_delslots(self, *slots: int | Sequence[int], timeout: Timeout = UNSET) -> bool:
         """CLUSTER DELSLOTS: Set hash slots as unbound in receiving node (Redis 3.0.0)."""
         if not slots:
             raise TypeError("cluster_delslots() needs at least one slot")
         try:
             words: builtins.list[Arg] = ["CLUSTER", "DELSLOTS"]
-            words += _many(slots)
+            words += _flat(slots)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("cluster_delslots", ("slots", slots, "many")) from None
+            raise _wrong("cluster_delslots", ("slots", slots, "flat")) from None
         request: Request[bool] = _request(
             Request,
             ("CLUSTER DELSLOTS", command, self._okay, False, 1, _UNARY),
@@ -1135,41 +1141,43 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("COMMAND COUNT", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def command_docs(self, *command_names: Arg, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
+    def command_docs(
+        self, *command_names: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.dict[S, Any]:
         """COMMAND DOCS: Get array of specific Redis command documentation (Redis 7.0.0)."""
         try:
             words: builtins.list[Arg] = ["COMMAND", "DOCS"]
-            words += command_names
+            words += _flat(command_names)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("command_docs", ("command_names", command_names, "many")) from None
+            raise _wrong("command_docs", ("command_names", command_names, "flat")) from None
         request: Request[builtins.dict[S, Any]] = _request(
             Request,
             ("COMMAND DOCS", command, self._mapping, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def command_getkeys(self, *, timeout: Timeout = UNSET) -> builtins.set[S]:
+    def command_getkeys(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """COMMAND GETKEYS: Extract keys given a full Redis command (Redis 2.8.13)."""
         try:
             command = encode_command("COMMAND", "GETKEYS")
         except TypeError:
             raise _wrong("command_getkeys") from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("COMMAND GETKEYS", command, self._members, False, 1, _UNARY),
+            ("COMMAND GETKEYS", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def command_getkeysandflags(self, *, timeout: Timeout = UNSET) -> builtins.set[builtins.list[Any]]:
+    def command_getkeysandflags(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.list[Any]]:
         """COMMAND GETKEYSANDFLAGS: Extract keys and access flags given a full Redis command (Redis 7.0.0)."""
         try:
             command = encode_command("COMMAND", "GETKEYSANDFLAGS")
         except TypeError:
             raise _wrong("command_getkeysandflags") from None
-        request: Request[builtins.set[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[builtins.list[Any]]] = _request(
             Request,
-            ("COMMAND GETKEYSANDFLAGS", command, self._members, False, 1, _UNARY),
+            ("COMMAND GETKEYSANDFLAGS", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -1185,23 +1193,25 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def command_info(self, *command_names: Arg, timeout: Timeout = UNSET) -> builtins.list[Any]:
+    def command_info(
+        self, *command_names: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[Any]:
         """COMMAND INFO: Get array of specific Redis command details, or all when no argument is given
         (Redis 2.8.13).
         """
         try:
             words: builtins.list[Arg] = ["COMMAND", "INFO"]
-            words += command_names
+            words += _flat(command_names)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("command_info", ("command_names", command_names, "many")) from None
+            raise _wrong("command_info", ("command_names", command_names, "flat")) from None
         request: Request[builtins.list[Any]] = _request(
             Request,
             ("COMMAND INFO", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def command_list(self, *options: Arg, timeout: Timeout = UNSET) -> builtins.set[S]:
+    def command_list(self, *options: Arg, timeout: Timeout = UNSET) -> builtins.list[S]:
         """COMMAND LIST: Get an array of Redis command names (Redis 7.0.0). The arguments after the typed
         ones are given as Redis spells them.
         """
@@ -1211,9 +1221,9 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("command_list", ("options", options, "many")) from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("COMMAND LIST", command, self._members, False, 1, _UNARY),
+            ("COMMAND LIST", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -1341,16 +1351,16 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("DECRBY", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def delete(self, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def delete(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """DEL: Delete a key (Redis 1.0.0)."""
         if not keys:
             raise TypeError("delete() needs at least one key")
         try:
             words: builtins.list[Arg] = ["DEL"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("delete", ("keys", keys, "many")) from None
+            raise _wrong("delete", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("DEL", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -1373,7 +1383,8 @@ class Methods(MethodSupport[S]):
         return self._call(request, timeout)
 
     def eval(
-        self, script: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg, timeout: Timeout = UNSET,
+        self, script: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
+        timeout: Timeout = UNSET,
     ) -> Any:
         """EVAL: Execute a Lua script server side (Redis 2.6.0)."""
         try:
@@ -1381,20 +1392,21 @@ class Methods(MethodSupport[S]):
             words.append(script)
             words.append(len(_many(keys)))
             words += _many(keys)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "eval",
                 ("script", script, "arg"),
                 ("keys", keys, "many"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVAL", command, self._value, False, 1, _UNARY))
         return self._call(request, timeout)
 
     def evalsha(
-        self, sha1: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg, timeout: Timeout = UNSET,
+        self, sha1: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
+        timeout: Timeout = UNSET,
     ) -> Any:
         """EVALSHA: Execute a Lua script server side (Redis 2.6.0)."""
         try:
@@ -1402,20 +1414,21 @@ class Methods(MethodSupport[S]):
             words.append(sha1)
             words.append(len(_many(keys)))
             words += _many(keys)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "evalsha",
                 ("sha1", sha1, "arg"),
                 ("keys", keys, "many"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVALSHA", command, self._value, False, 1, _UNARY))
         return self._call(request, timeout)
 
     def evalsha_ro(
-        self, sha1: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg, timeout: Timeout = UNSET,
+        self, sha1: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
+        timeout: Timeout = UNSET,
     ) -> Any:
         """EVALSHA_RO: Execute a read-only Lua script server side (Redis 7.0.0)."""
         try:
@@ -1423,20 +1436,21 @@ class Methods(MethodSupport[S]):
             words.append(sha1)
             words.append(len(_many(keys)))
             words += _many(keys)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "evalsha_ro",
                 ("sha1", sha1, "arg"),
                 ("keys", keys, "many"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVALSHA_RO", command, self._value, True, 1, _UNARY))
         return self._call(request, timeout)
 
     def eval_ro(
-        self, script: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg, timeout: Timeout = UNSET,
+        self, script: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
+        timeout: Timeout = UNSET,
     ) -> Any:
         """EVAL_RO: Execute a read-only Lua script server side (Redis 7.0.0)."""
         try:
@@ -1444,33 +1458,33 @@ class Methods(MethodSupport[S]):
             words.append(script)
             words.append(len(_many(keys)))
             words += _many(keys)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "eval_ro",
                 ("script", script, "arg"),
                 ("keys", keys, "many"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVAL_RO", command, self._value, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def exists(self, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def exists(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """EXISTS: Determine if a key exists (Redis 1.0.0)."""
         if not keys:
             raise TypeError("exists() needs at least one key")
         try:
             words: builtins.list[Arg] = ["EXISTS"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("exists", ("keys", keys, "many")) from None
+            raise _wrong("exists", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("EXISTS", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
     def expire(
-        self, name: Arg, seconds: int, *, nx: bool = False, xx: bool = False, gt: bool = False,
+        self, name: Arg, time: int | timedelta, *, nx: bool = False, xx: bool = False, gt: bool = False,
         lt: bool = False, timeout: Timeout = UNSET,
     ) -> bool:
         """EXPIRE: Set a key's time to live in seconds (Redis 1.0.0)."""
@@ -1478,7 +1492,7 @@ class Methods(MethodSupport[S]):
         try:
             words: builtins.list[Arg] = ["EXPIRE"]
             words.append(name)
-            words.append(seconds)
+            words.append(_seconds(time))
             if nx:
                 words.append("NX")
             if xx:
@@ -1489,7 +1503,7 @@ class Methods(MethodSupport[S]):
                 words.append("LT")
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("expire", ("name", name, "arg"), ("seconds", seconds, "arg")) from None
+            raise _wrong("expire", ("name", name, "arg"), ("time", time, "duration")) from None
         request: Request[bool] = _request(Request, ("EXPIRE", command, self._flag, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -1544,7 +1558,8 @@ class Methods(MethodSupport[S]):
         return self._call(request, timeout)
 
     def fcall(
-        self, function: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg, timeout: Timeout = UNSET,
+        self, function: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
+        timeout: Timeout = UNSET,
     ) -> Any:
         """FCALL: Invoke a function (Redis 7.0.0)."""
         try:
@@ -1552,20 +1567,21 @@ class Methods(MethodSupport[S]):
             words.append(function)
             words.append(len(_many(keys)))
             words += _many(keys)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "fcall",
                 ("function", function, "arg"),
                 ("keys", keys, "many"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("FCALL", command, self._value, False, 1, _UNARY))
         return self._call(request, timeout)
 
     def fcall_ro(
-        self, function: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg, timeout: Timeout = UNSET,
+        self, function: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
+        timeout: Timeout = UNSET,
     ) -> Any:
         """FCALL_RO: Invoke a read-only function (Redis 7.0.0)."""
         try:
@@ -1573,14 +1589,14 @@ class Methods(MethodSupport[S]):
             words.append(function)
             words.append(len(_many(keys)))
             words += _many(keys)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "fcall_ro",
                 ("function", function, "arg"),
                 ("keys", keys, "many"),
-                ("args", args, "many"),
+                ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("FCALL_RO", command, self._value, True, 1, _UNARY))
         return self._call(request, timeout)
@@ -1804,34 +1820,38 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("GEODIST", command, self._string, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def geohash(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> builtins.list[S]:
+    def geohash(
+        self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[S]:
         """GEOHASH: Returns members of a geospatial index as standard geohash strings (Redis 3.2.0)."""
         if not members:
             raise TypeError("geohash() needs at least one member")
         try:
             words: builtins.list[Arg] = ["GEOHASH"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("geohash", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("geohash", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[builtins.list[S]] = _request(
             Request,
             ("GEOHASH", command, self._value, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def geopos(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> builtins.list[Any]:
+    def geopos(
+        self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[Any]:
         """GEOPOS: Returns longitude and latitude of members of a geospatial index (Redis 3.2.0)."""
         if not members:
             raise TypeError("geopos() needs at least one member")
         try:
             words: builtins.list[Arg] = ["GEOPOS"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("geopos", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("geopos", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[builtins.list[Any]] = _request(
             Request,
             ("GEOPOS", command, self._value, True, 1, _UNARY),
@@ -2068,8 +2088,8 @@ class Methods(MethodSupport[S]):
         return self._call(request, timeout)
 
     def getex(
-        self, name: Arg, *, ex: int | None = None, px: int | None = None, exat: int | None = None,
-        pxat: int | None = None, persist: bool = False, timeout: Timeout = UNSET,
+        self, name: Arg, *, ex: int | timedelta | None = None, px: int | timedelta | None = None,
+        exat: int | None = None, pxat: int | None = None, persist: bool = False, timeout: Timeout = UNSET,
     ) -> S | None:
         """GETEX: Get the value of a key and optionally set its expiration (Redis 6.2.0)."""
         _one_of("getex", ("ex", ex), ("px", px), ("exat", exat), ("pxat", pxat), ("persist", persist))
@@ -2077,9 +2097,9 @@ class Methods(MethodSupport[S]):
             words: builtins.list[Arg] = ["GETEX"]
             words.append(name)
             if ex is not None:
-                words += ("EX", ex)
+                words += ("EX", _seconds(ex))
             if px is not None:
-                words += ("PX", px)
+                words += ("PX", _milliseconds(px))
             if exat is not None:
                 words += ("EXAT", exat)
             if pxat is not None:
@@ -2091,8 +2111,8 @@ class Methods(MethodSupport[S]):
             raise _wrong(
                 "getex",
                 ("name", name, "arg"),
-                ("ex", ex, "arg"),
-                ("px", px, "arg"),
+                ("ex", ex, "duration"),
+                ("px", px, "duration"),
                 ("exat", exat, "arg"),
                 ("pxat", pxat, "arg"),
             ) from None
@@ -2124,17 +2144,17 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("GETSET", command, self._string, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def hdel(self, name: Arg, *fields: Arg, timeout: Timeout = UNSET) -> int:
+    def hdel(self, name: Arg, *fields: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """HDEL: Delete one or more hash fields (Redis 2.0.0)."""
         if not fields:
             raise TypeError("hdel() needs at least one field")
         try:
             words: builtins.list[Arg] = ["HDEL"]
             words.append(name)
-            words += _many(fields)
+            words += _flat(fields)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("hdel", ("name", name, "arg"), ("fields", fields, "many")) from None
+            raise _wrong("hdel", ("name", name, "arg"), ("fields", fields, "flat")) from None
         request: Request[int] = _request(Request, ("HDEL", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -2182,7 +2202,9 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("HINCRBY", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def hincrbyfloat(self, name: Arg, field: Arg, increment: float, *, timeout: Timeout = UNSET) -> S:
+    def hincrbyfloat(
+        self, name: Arg, field: Arg, increment: float, *, timeout: Timeout = UNSET,
+    ) -> float:
         """HINCRBYFLOAT: Increment the float value of a hash field by the given amount (Redis 2.6.0)."""
         try:
             command = encode_command("HINCRBYFLOAT", name, field, increment)
@@ -2193,18 +2215,18 @@ class Methods(MethodSupport[S]):
                 ("field", field, "arg"),
                 ("increment", increment, "arg"),
             ) from None
-        request: Request[S] = _request(Request, ("HINCRBYFLOAT", command, self._string, False, 1, _UNARY))
+        request: Request[float] = _request(Request, ("HINCRBYFLOAT", command, self._number, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def hkeys(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.set[S]:
+    def hkeys(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """HKEYS: Get all the fields in a hash (Redis 2.0.0)."""
         try:
             command = encode_command("HKEYS", name)
         except TypeError:
             raise _wrong("hkeys", ("name", name, "arg")) from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("HKEYS", command, self._members, True, 1, _UNARY),
+            ("HKEYS", command, self._value, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -2217,17 +2239,19 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("HLEN", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def hmget(self, name: Arg, *fields: Arg, timeout: Timeout = UNSET) -> builtins.list[S | None]:
+    def hmget(
+        self, name: Arg, *fields: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[S | None]:
         """HMGET: Get the values of all the given hash fields (Redis 2.0.0)."""
         if not fields:
             raise TypeError("hmget() needs at least one field")
         try:
             words: builtins.list[Arg] = ["HMGET"]
             words.append(name)
-            words += _many(fields)
+            words += _flat(fields)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("hmget", ("name", name, "arg"), ("fields", fields, "many")) from None
+            raise _wrong("hmget", ("name", name, "arg"), ("fields", fields, "flat")) from None
         request: Request[builtins.list[S | None]] = _request(
             Request,
             ("HMGET", command, self._value, True, 1, _UNARY),
@@ -2373,23 +2397,23 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("INCRBY", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def incrbyfloat(self, name: Arg, increment: float, *, timeout: Timeout = UNSET) -> S:
+    def incrbyfloat(self, name: Arg, increment: float, *, timeout: Timeout = UNSET) -> float:
         """INCRBYFLOAT: Increment the float value of a key by the given amount (Redis 2.6.0)."""
         try:
             command = encode_command("INCRBYFLOAT", name, increment)
         except TypeError:
             raise _wrong("incrbyfloat", ("name", name, "arg"), ("increment", increment, "arg")) from None
-        request: Request[S] = _request(Request, ("INCRBYFLOAT", command, self._string, False, 1, _UNARY))
+        request: Request[float] = _request(Request, ("INCRBYFLOAT", command, self._number, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def info(self, *sections: Arg, timeout: Timeout = UNSET) -> S:
+    def info(self, *sections: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> S:
         """INFO: Get information and statistics about the server (Redis 1.0.0)."""
         try:
             words: builtins.list[Arg] = ["INFO"]
-            words += sections
+            words += _flat(sections)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("info", ("sections", sections, "many")) from None
+            raise _wrong("info", ("sections", sections, "flat")) from None
         request: Request[S] = _request(Request, ("INFO", command, self._string, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -2444,16 +2468,18 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def latency_histogram(self, *commands: Arg, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
+    def latency_histogram(
+        self, *commands: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.dict[S, Any]:
         """LATENCY HISTOGRAM: Return the cumulative distribution of latencies of a subset of commands or
         all (Redis 7.0.0).
         """
         try:
             words: builtins.list[Arg] = ["LATENCY", "HISTOGRAM"]
-            words += commands
+            words += _flat(commands)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("latency_histogram", ("commands", commands, "many")) from None
+            raise _wrong("latency_histogram", ("commands", commands, "flat")) from None
         request: Request[builtins.dict[S, Any]] = _request(
             Request,
             ("LATENCY HISTOGRAM", command, self._mapping, False, 1, _UNARY),
@@ -2486,14 +2512,14 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def latency_reset(self, *events: Arg, timeout: Timeout = UNSET) -> int:
+    def latency_reset(self, *events: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """LATENCY RESET: Reset latency data for one or more events (Redis 2.8.13)."""
         try:
             words: builtins.list[Arg] = ["LATENCY", "RESET"]
-            words += events
+            words += _flat(events)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("latency_reset", ("events", events, "many")) from None
+            raise _wrong("latency_reset", ("events", events, "flat")) from None
         request: Request[int] = _request(Request, ("LATENCY RESET", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -2641,7 +2667,7 @@ class Methods(MethodSupport[S]):
     def lpos(
         self, name: Arg, element: Arg, *, rank: int | None = None, count: int | None = None,
         maxlen: int | None = None, timeout: Timeout = UNSET,
-    ) -> int | builtins.set[int] | None:
+    ) -> int | builtins.list[int] | None:
         """LPOS: Return the index of matching elements on a list (Redis 6.0.6)."""
         try:
             words: builtins.list[Arg] = ["LPOS"]
@@ -2663,37 +2689,37 @@ class Methods(MethodSupport[S]):
                 ("count", count, "arg"),
                 ("maxlen", maxlen, "arg"),
             ) from None
-        request: Request[int | builtins.set[int] | None] = _request(
+        request: Request[int | builtins.list[int] | None] = _request(
             Request,
             ("LPOS", command, self._value, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def lpush(self, name: Arg, *elements: Arg, timeout: Timeout = UNSET) -> int:
+    def lpush(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """LPUSH: Prepend one or multiple elements to a list (Redis 1.0.0)."""
         if not elements:
             raise TypeError("lpush() needs at least one element")
         try:
             words: builtins.list[Arg] = ["LPUSH"]
             words.append(name)
-            words += _many(elements)
+            words += _flat(elements)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("lpush", ("name", name, "arg"), ("elements", elements, "many")) from None
+            raise _wrong("lpush", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("LPUSH", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def lpushx(self, name: Arg, *elements: Arg, timeout: Timeout = UNSET) -> int:
+    def lpushx(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """LPUSHX: Prepend an element to a list, only if the list exists (Redis 2.2.0)."""
         if not elements:
             raise TypeError("lpushx() needs at least one element")
         try:
             words: builtins.list[Arg] = ["LPUSHX"]
             words.append(name)
-            words += _many(elements)
+            words += _flat(elements)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("lpushx", ("name", name, "arg"), ("elements", elements, "many")) from None
+            raise _wrong("lpushx", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("LPUSHX", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -2828,16 +2854,16 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def mget(self, *keys: Arg, timeout: Timeout = UNSET) -> builtins.list[S | None]:
+    def mget(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.list[S | None]:
         """MGET: Get the values of all the given keys (Redis 1.0.0)."""
         if not keys:
             raise TypeError("mget() needs at least one key")
         try:
             words: builtins.list[Arg] = ["MGET"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("mget", ("keys", keys, "many")) from None
+            raise _wrong("mget", ("keys", keys, "flat")) from None
         request: Request[builtins.list[S | None]] = _request(
             Request,
             ("MGET", command, self._value, True, 1, _UNARY),
@@ -2901,15 +2927,15 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def module_load(self, path: Arg, *args: Arg, timeout: Timeout = UNSET) -> bool:
+    def module_load(self, path: Arg, *args: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """MODULE LOAD: Load a module (Redis 4.0.0)."""
         try:
             words: builtins.list[Arg] = ["MODULE", "LOAD"]
             words.append(path)
-            words += args
+            words += _flat(args)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("module_load", ("path", path, "arg"), ("args", args, "many")) from None
+            raise _wrong("module_load", ("path", path, "arg"), ("args", args, "flat")) from None
         request: Request[bool] = _request(Request, ("MODULE LOAD", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3040,7 +3066,7 @@ class Methods(MethodSupport[S]):
         return self._call(request, timeout)
 
     def pexpire(
-        self, name: Arg, milliseconds: int, *, nx: bool = False, xx: bool = False, gt: bool = False,
+        self, name: Arg, time: int | timedelta, *, nx: bool = False, xx: bool = False, gt: bool = False,
         lt: bool = False, timeout: Timeout = UNSET,
     ) -> bool:
         """PEXPIRE: Set a key's time to live in milliseconds (Redis 2.6.0)."""
@@ -3048,7 +3074,7 @@ class Methods(MethodSupport[S]):
         try:
             words: builtins.list[Arg] = ["PEXPIRE"]
             words.append(name)
-            words.append(milliseconds)
+            words.append(_milliseconds(time))
             if nx:
                 words.append("NX")
             if xx:
@@ -3059,7 +3085,7 @@ class Methods(MethodSupport[S]):
                 words.append("LT")
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("pexpire", ("name", name, "arg"), ("milliseconds", milliseconds, "arg")) from None
+            raise _wrong("pexpire", ("name", name, "arg"), ("time", time, "duration")) from None
         request: Request[bool] = _request(Request, ("PEXPIRE", command, self._flag, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3102,19 +3128,19 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("PEXPIRETIME", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def pfadd(self, name: Arg, *elements: Arg, timeout: Timeout = UNSET) -> bool:
+    def pfadd(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """PFADD: Adds the specified elements to the specified HyperLogLog (Redis 2.8.9)."""
         try:
             words: builtins.list[Arg] = ["PFADD"]
             words.append(name)
-            words += elements
+            words += _flat(elements)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("pfadd", ("name", name, "arg"), ("elements", elements, "many")) from None
+            raise _wrong("pfadd", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[bool] = _request(Request, ("PFADD", command, self._flag, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def pfcount(self, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def pfcount(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """PFCOUNT: Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s)
         (Redis 2.8.9).
         """
@@ -3122,10 +3148,10 @@ class Methods(MethodSupport[S]):
             raise TypeError("pfcount() needs at least one key")
         try:
             words: builtins.list[Arg] = ["PFCOUNT"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("pfcount", ("keys", keys, "many")) from None
+            raise _wrong("pfcount", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("PFCOUNT", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3138,17 +3164,17 @@ class Methods(MethodSupport[S]):
         request: Request[Any] = _request(Request, ("PFDEBUG", command, self._value, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def pfmerge(self, destkey: Arg, *sourcekeys: Arg, timeout: Timeout = UNSET) -> bool:
+    def pfmerge(self, destkey: Arg, *sourcekeys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """PFMERGE: Merge N different HyperLogLogs into a single one (Redis 2.8.9)."""
         if not sourcekeys:
             raise TypeError("pfmerge() needs at least one sourcekey")
         try:
             words: builtins.list[Arg] = ["PFMERGE"]
             words.append(destkey)
-            words += _many(sourcekeys)
+            words += _flat(sourcekeys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("pfmerge", ("destkey", destkey, "arg"), ("sourcekeys", sourcekeys, "many")) from None
+            raise _wrong("pfmerge", ("destkey", destkey, "arg"), ("sourcekeys", sourcekeys, "flat")) from None
         request: Request[bool] = _request(Request, ("PFMERGE", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3161,15 +3187,17 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("PFSELFTEST", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def psetex(self, name: Arg, milliseconds: int, value: Arg, *, timeout: Timeout = UNSET) -> bool:
+    def psetex(
+        self, name: Arg, time_ms: int | timedelta, value: Arg, *, timeout: Timeout = UNSET,
+    ) -> bool:
         """PSETEX: Set the value and expiration in milliseconds of a key (Redis 2.6.0)."""
         try:
-            command = encode_command("PSETEX", name, milliseconds, value)
+            command = encode_command("PSETEX", name, _milliseconds(time_ms), value)
         except TypeError:
             raise _wrong(
                 "psetex",
                 ("name", name, "arg"),
-                ("milliseconds", milliseconds, "arg"),
+                ("time_ms", time_ms, "duration"),
                 ("value", value, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("PSETEX", command, self._okay, True, 1, _UNARY))
@@ -3195,7 +3223,7 @@ class Methods(MethodSupport[S]):
 
     def pubsub_channels(
         self, pattern: Arg | None = None, *, timeout: Timeout = UNSET,
-    ) -> builtins.set[S]:
+    ) -> builtins.list[S]:
         """PUBSUB CHANNELS: List active channels (Redis 2.8.0)."""
         try:
             words: builtins.list[Arg] = ["PUBSUB", "CHANNELS"]
@@ -3204,9 +3232,9 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("pubsub_channels", ("pattern", pattern, "arg")) from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("PUBSUB CHANNELS", command, self._members, False, 1, _UNARY),
+            ("PUBSUB CHANNELS", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -3231,14 +3259,16 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("PUBSUB NUMPAT", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def pubsub_numsub(self, *channels: Arg, timeout: Timeout = UNSET) -> builtins.list[Any]:
+    def pubsub_numsub(
+        self, *channels: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[Any]:
         """PUBSUB NUMSUB: Get the count of subscribers for channels (Redis 2.8.0)."""
         try:
             words: builtins.list[Arg] = ["PUBSUB", "NUMSUB"]
-            words += channels
+            words += _flat(channels)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("pubsub_numsub", ("channels", channels, "many")) from None
+            raise _wrong("pubsub_numsub", ("channels", channels, "flat")) from None
         request: Request[builtins.list[Any]] = _request(
             Request,
             ("PUBSUB NUMSUB", command, self._value, False, 1, _UNARY),
@@ -3247,7 +3277,7 @@ class Methods(MethodSupport[S]):
 
     def pubsub_shardchannels(
         self, pattern: Arg | None = None, *, timeout: Timeout = UNSET,
-    ) -> builtins.set[S]:
+    ) -> builtins.list[S]:
         """PUBSUB SHARDCHANNELS: List active shard channels (Redis 7.0.0)."""
         try:
             words: builtins.list[Arg] = ["PUBSUB", "SHARDCHANNELS"]
@@ -3256,20 +3286,22 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("pubsub_shardchannels", ("pattern", pattern, "arg")) from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("PUBSUB SHARDCHANNELS", command, self._members, False, 1, _UNARY),
+            ("PUBSUB SHARDCHANNELS", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def pubsub_shardnumsub(self, *shardchannels: Arg, timeout: Timeout = UNSET) -> builtins.list[Any]:
+    def pubsub_shardnumsub(
+        self, *shardchannels: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[Any]:
         """PUBSUB SHARDNUMSUB: Get the count of subscribers for shard channels (Redis 7.0.0)."""
         try:
             words: builtins.list[Arg] = ["PUBSUB", "SHARDNUMSUB"]
-            words += shardchannels
+            words += _flat(shardchannels)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("pubsub_shardnumsub", ("shardchannels", shardchannels, "many")) from None
+            raise _wrong("pubsub_shardnumsub", ("shardchannels", shardchannels, "flat")) from None
         request: Request[builtins.list[Any]] = _request(
             Request,
             ("PUBSUB SHARDNUMSUB", command, self._value, False, 1, _UNARY),
@@ -3336,7 +3368,7 @@ class Methods(MethodSupport[S]):
 
     def restore(
         self, name: Arg, ttl: int, serialized_value: Arg, *, replace: bool = False, absttl: bool = False,
-        idletime: int | None = None, freq: int | None = None, timeout: Timeout = UNSET,
+        idletime: int | timedelta | None = None, freq: int | None = None, timeout: Timeout = UNSET,
     ) -> bool:
         """RESTORE: Create a key using the provided serialized value, previously obtained using DUMP (Redis
         2.6.0).
@@ -3351,7 +3383,7 @@ class Methods(MethodSupport[S]):
             if absttl:
                 words.append("ABSTTL")
             if idletime is not None:
-                words += ("IDLETIME", idletime)
+                words += ("IDLETIME", _seconds(idletime))
             if freq is not None:
                 words += ("FREQ", freq)
             command = encode_command(*words)
@@ -3361,7 +3393,7 @@ class Methods(MethodSupport[S]):
                 ("name", name, "arg"),
                 ("ttl", ttl, "arg"),
                 ("serialized_value", serialized_value, "arg"),
-                ("idletime", idletime, "arg"),
+                ("idletime", idletime, "duration"),
                 ("freq", freq, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("RESTORE", command, self._okay, True, 1, _UNARY))
@@ -3369,7 +3401,7 @@ class Methods(MethodSupport[S]):
 
     def restore_asking(
         self, name: Arg, ttl: int, serialized_value: Arg, *, replace: bool = False, absttl: bool = False,
-        idletime: int | None = None, freq: int | None = None, timeout: Timeout = UNSET,
+        idletime: int | timedelta | None = None, freq: int | None = None, timeout: Timeout = UNSET,
     ) -> bool:
         """RESTORE-ASKING: An internal command for migrating keys in a cluster (Redis 3.0.0)."""
         try:
@@ -3382,7 +3414,7 @@ class Methods(MethodSupport[S]):
             if absttl:
                 words.append("ABSTTL")
             if idletime is not None:
-                words += ("IDLETIME", idletime)
+                words += ("IDLETIME", _seconds(idletime))
             if freq is not None:
                 words += ("FREQ", freq)
             command = encode_command(*words)
@@ -3392,7 +3424,7 @@ class Methods(MethodSupport[S]):
                 ("name", name, "arg"),
                 ("ttl", ttl, "arg"),
                 ("serialized_value", serialized_value, "arg"),
-                ("idletime", idletime, "arg"),
+                ("idletime", idletime, "duration"),
                 ("freq", freq, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("RESTORE-ASKING", command, self._okay, True, 1, _UNARY))
@@ -3443,45 +3475,45 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("RPOPLPUSH", command, self._string, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def rpush(self, name: Arg, *elements: Arg, timeout: Timeout = UNSET) -> int:
+    def rpush(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """RPUSH: Append one or multiple elements to a list (Redis 1.0.0)."""
         if not elements:
             raise TypeError("rpush() needs at least one element")
         try:
             words: builtins.list[Arg] = ["RPUSH"]
             words.append(name)
-            words += _many(elements)
+            words += _flat(elements)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("rpush", ("name", name, "arg"), ("elements", elements, "many")) from None
+            raise _wrong("rpush", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("RPUSH", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def rpushx(self, name: Arg, *elements: Arg, timeout: Timeout = UNSET) -> int:
+    def rpushx(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """RPUSHX: Append an element to a list, only if the list exists (Redis 2.2.0)."""
         if not elements:
             raise TypeError("rpushx() needs at least one element")
         try:
             words: builtins.list[Arg] = ["RPUSHX"]
             words.append(name)
-            words += _many(elements)
+            words += _flat(elements)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("rpushx", ("name", name, "arg"), ("elements", elements, "many")) from None
+            raise _wrong("rpushx", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("RPUSHX", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def sadd(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> int:
+    def sadd(self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """SADD: Add one or more members to a set (Redis 1.0.0)."""
         if not members:
             raise TypeError("sadd() needs at least one member")
         try:
             words: builtins.list[Arg] = ["SADD"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sadd", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("sadd", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[int] = _request(Request, ("SADD", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3541,16 +3573,18 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("SCRIPT DEBUG", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def script_exists(self, *sha1s: Arg, timeout: Timeout = UNSET) -> builtins.list[int]:
+    def script_exists(
+        self, *sha1s: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[int]:
         """SCRIPT EXISTS: Check existence of scripts in the script cache (Redis 2.6.0)."""
         if not sha1s:
             raise TypeError("script_exists() needs at least one sha1")
         try:
             words: builtins.list[Arg] = ["SCRIPT", "EXISTS"]
-            words += _many(sha1s)
+            words += _flat(sha1s)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("script_exists", ("sha1s", sha1s, "many")) from None
+            raise _wrong("script_exists", ("sha1s", sha1s, "flat")) from None
         request: Request[builtins.list[int]] = _request(
             Request,
             ("SCRIPT EXISTS", command, self._value, False, 1, _UNARY),
@@ -3604,33 +3638,33 @@ class Methods(MethodSupport[S]):
         request: Request[S] = _request(Request, ("SCRIPT LOAD", command, self._string, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def sdiff(self, *keys: Arg, timeout: Timeout = UNSET) -> builtins.set[S]:
+    def sdiff(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.set[S]:
         """SDIFF: Subtract multiple sets (Redis 1.0.0)."""
         if not keys:
             raise TypeError("sdiff() needs at least one key")
         try:
             words: builtins.list[Arg] = ["SDIFF"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sdiff", ("keys", keys, "many")) from None
+            raise _wrong("sdiff", ("keys", keys, "flat")) from None
         request: Request[builtins.set[S]] = _request(
             Request,
             ("SDIFF", command, self._members, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def sdiffstore(self, destination: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def sdiffstore(self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """SDIFFSTORE: Subtract multiple sets and store the resulting set in a key (Redis 1.0.0)."""
         if not keys:
             raise TypeError("sdiffstore() needs at least one key")
         try:
             words: builtins.list[Arg] = ["SDIFFSTORE"]
             words.append(destination)
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sdiffstore", ("destination", destination, "arg"), ("keys", keys, "many")) from None
+            raise _wrong("sdiffstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("SDIFFSTORE", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3648,15 +3682,15 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("SETBIT", command, self._flag, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def setex(self, name: Arg, seconds: int, value: Arg, *, timeout: Timeout = UNSET) -> bool:
+    def setex(self, name: Arg, time: int | timedelta, value: Arg, *, timeout: Timeout = UNSET) -> bool:
         """SETEX: Set the value and expiration of a key (Redis 2.0.0)."""
         try:
-            command = encode_command("SETEX", name, seconds, value)
+            command = encode_command("SETEX", name, _seconds(time), value)
         except TypeError:
             raise _wrong(
                 "setex",
                 ("name", name, "arg"),
-                ("seconds", seconds, "arg"),
+                ("time", time, "duration"),
                 ("value", value, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("SETEX", command, self._okay, True, 1, _UNARY))
@@ -3709,16 +3743,16 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("SHUTDOWN", command, self._okay, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def sinter(self, *keys: Arg, timeout: Timeout = UNSET) -> builtins.set[S]:
+    def sinter(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.set[S]:
         """SINTER: Intersect multiple sets (Redis 1.0.0)."""
         if not keys:
             raise TypeError("sinter() needs at least one key")
         try:
             words: builtins.list[Arg] = ["SINTER"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sinter", ("keys", keys, "many")) from None
+            raise _wrong("sinter", ("keys", keys, "flat")) from None
         request: Request[builtins.set[S]] = _request(
             Request,
             ("SINTER", command, self._members, True, 1, _UNARY),
@@ -3741,17 +3775,19 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("SINTERCARD", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def sinterstore(self, destination: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def sinterstore(
+        self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> int:
         """SINTERSTORE: Intersect multiple sets and store the resulting set in a key (Redis 1.0.0)."""
         if not keys:
             raise TypeError("sinterstore() needs at least one key")
         try:
             words: builtins.list[Arg] = ["SINTERSTORE"]
             words.append(destination)
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sinterstore", ("destination", destination, "arg"), ("keys", keys, "many")) from None
+            raise _wrong("sinterstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("SINTERSTORE", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -3780,7 +3816,7 @@ class Methods(MethodSupport[S]):
 
     def slowlog_get(
         self, count: int | None = None, *, timeout: Timeout = UNSET,
-    ) -> builtins.set[builtins.list[Any]]:
+    ) -> builtins.list[builtins.list[Any]]:
         """SLOWLOG GET: Get the slow log's entries (Redis 2.2.12)."""
         try:
             words: builtins.list[Arg] = ["SLOWLOG", "GET"]
@@ -3789,9 +3825,9 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("slowlog_get", ("count", count, "arg")) from None
-        request: Request[builtins.set[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[builtins.list[Any]]] = _request(
             Request,
-            ("SLOWLOG GET", command, self._members, False, 1, _UNARY),
+            ("SLOWLOG GET", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -3837,17 +3873,19 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def smismember(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> builtins.list[int]:
+    def smismember(
+        self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[int]:
         """SMISMEMBER: Returns the membership associated with the given elements for a set (Redis 6.2.0)."""
         if not members:
             raise TypeError("smismember() needs at least one member")
         try:
             words: builtins.list[Arg] = ["SMISMEMBER"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("smismember", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("smismember", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[builtins.list[int]] = _request(
             Request,
             ("SMISMEMBER", command, self._value, True, 1, _UNARY),
@@ -3959,7 +3997,7 @@ class Methods(MethodSupport[S]):
 
     def spop(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
-    ) -> S | builtins.set[S] | None:
+    ) -> S | builtins.list[S] | None:
         """SPOP: Remove and return one or multiple random members from a set (Redis 1.0.0)."""
         try:
             words: builtins.list[Arg] = ["SPOP"]
@@ -3969,7 +4007,7 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("spop", ("name", name, "arg"), ("count", count, "arg")) from None
-        request: Request[S | builtins.set[S] | None] = _request(
+        request: Request[S | builtins.list[S] | None] = _request(
             Request,
             ("SPOP", command, self._value, False, 1, _UNARY),
         )
@@ -4001,17 +4039,17 @@ class Methods(MethodSupport[S]):
         request: Request[Any] = _request(Request, ("SRANDMEMBER", command, self._value, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def srem(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> int:
+    def srem(self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """SREM: Remove one or more members from a set (Redis 1.0.0)."""
         if not members:
             raise TypeError("srem() needs at least one member")
         try:
             words: builtins.list[Arg] = ["SREM"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("srem", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("srem", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[int] = _request(Request, ("SREM", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -4068,33 +4106,35 @@ class Methods(MethodSupport[S]):
         request: Request[S] = _request(Request, ("SUBSTR", command, self._string, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def sunion(self, *keys: Arg, timeout: Timeout = UNSET) -> builtins.set[S]:
+    def sunion(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.set[S]:
         """SUNION: Add multiple sets (Redis 1.0.0)."""
         if not keys:
             raise TypeError("sunion() needs at least one key")
         try:
             words: builtins.list[Arg] = ["SUNION"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sunion", ("keys", keys, "many")) from None
+            raise _wrong("sunion", ("keys", keys, "flat")) from None
         request: Request[builtins.set[S]] = _request(
             Request,
             ("SUNION", command, self._members, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def sunionstore(self, destination: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def sunionstore(
+        self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> int:
         """SUNIONSTORE: Add multiple sets and store the resulting set in a key (Redis 1.0.0)."""
         if not keys:
             raise TypeError("sunionstore() needs at least one key")
         try:
             words: builtins.list[Arg] = ["SUNIONSTORE"]
             words.append(destination)
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("sunionstore", ("destination", destination, "arg"), ("keys", keys, "many")) from None
+            raise _wrong("sunionstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("SUNIONSTORE", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -4119,7 +4159,7 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def touch(self, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def touch(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """TOUCH: Alters the last access time of a key(s). Returns the number of existing keys specified
         (Redis 3.2.1).
         """
@@ -4127,10 +4167,10 @@ class Methods(MethodSupport[S]):
             raise TypeError("touch() needs at least one key")
         try:
             words: builtins.list[Arg] = ["TOUCH"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("touch", ("keys", keys, "many")) from None
+            raise _wrong("touch", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("TOUCH", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -4152,7 +4192,7 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("TYPE", command, self._string, True, 1, _UNARY))
         return self._call(request, timeout)
 
-    def unlink(self, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def unlink(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """UNLINK: Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non
         blocking (Redis 4.0.0).
         """
@@ -4160,10 +4200,10 @@ class Methods(MethodSupport[S]):
             raise TypeError("unlink() needs at least one key")
         try:
             words: builtins.list[Arg] = ["UNLINK"]
-            words += _many(keys)
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("unlink", ("keys", keys, "many")) from None
+            raise _wrong("unlink", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("UNLINK", command, self._integer, True, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -4186,7 +4226,7 @@ class Methods(MethodSupport[S]):
         return self._held_command(request, server_timeout / 1000, timeout)
         return self._call(request, timeout)
 
-    def xack(self, name: Arg, group: Arg, *ids: Arg, timeout: Timeout = UNSET) -> int:
+    def xack(self, name: Arg, group: Arg, *ids: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """XACK: Marks a pending message as correctly processed, effectively removing it from the pending
         entries list of the consumer group. Return value of the command is the number of messages
         successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL (Redis
@@ -4198,14 +4238,14 @@ class Methods(MethodSupport[S]):
             words: builtins.list[Arg] = ["XACK"]
             words.append(name)
             words.append(group)
-            words += _many(ids)
+            words += _flat(ids)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "xack",
                 ("name", name, "arg"),
                 ("group", group, "arg"),
-                ("ids", ids, "many"),
+                ("ids", ids, "flat"),
             ) from None
         request: Request[int] = _request(Request, ("XACK", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
@@ -4291,7 +4331,7 @@ class Methods(MethodSupport[S]):
         self, name: Arg, group: Arg, consumer: Arg, min_idle_time: Arg, ids: Arg | Sequence[Arg], *,
         idle: int | None = None, time: int | None = None, retrycount: int | None = None,
         force: bool = False, justid: bool = False, lastid: Arg | None = None, timeout: Timeout = UNSET,
-    ) -> builtins.list[S] | builtins.set[builtins.list[Any]]:
+    ) -> builtins.list[S] | builtins.list[builtins.list[Any]]:
         """XCLAIM: Changes (or acquires) ownership of a message in a consumer group, as if the message was
         delivered to the specified consumer (Redis 5.0.0).
         """
@@ -4328,13 +4368,13 @@ class Methods(MethodSupport[S]):
                 ("retrycount", retrycount, "arg"),
                 ("lastid", lastid, "arg"),
             ) from None
-        request: Request[builtins.list[S] | builtins.set[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[S] | builtins.list[builtins.list[Any]]] = _request(
             Request,
             ("XCLAIM", command, self._value, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
-    def xdel(self, name: Arg, *ids: Arg, timeout: Timeout = UNSET) -> int:
+    def xdel(self, name: Arg, *ids: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """XDEL: Removes the specified entries from the stream. Returns the number of items actually
         deleted, that may be different from the number of IDs passed in case certain IDs do not exist
         (Redis 5.0.0).
@@ -4344,10 +4384,10 @@ class Methods(MethodSupport[S]):
         try:
             words: builtins.list[Arg] = ["XDEL"]
             words.append(name)
-            words += _many(ids)
+            words += _flat(ids)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("xdel", ("name", name, "arg"), ("ids", ids, "many")) from None
+            raise _wrong("xdel", ("name", name, "arg"), ("ids", ids, "flat")) from None
         request: Request[int] = _request(Request, ("XDEL", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -4462,15 +4502,15 @@ class Methods(MethodSupport[S]):
 
     def xinfo_consumers(
         self, name: Arg, groupname: Arg, *, timeout: Timeout = UNSET,
-    ) -> builtins.set[builtins.dict[S, Any]]:
+    ) -> builtins.list[builtins.dict[S, Any]]:
         """XINFO CONSUMERS: List the consumers in a consumer group (Redis 5.0.0)."""
         try:
             command = encode_command("XINFO", "CONSUMERS", name, groupname)
         except TypeError:
             raise _wrong("xinfo_consumers", ("name", name, "arg"), ("groupname", groupname, "arg")) from None
-        request: Request[builtins.set[builtins.dict[S, Any]]] = _request(
+        request: Request[builtins.list[builtins.dict[S, Any]]] = _request(
             Request,
-            ("XINFO CONSUMERS", command, self._members, True, 1, _UNARY),
+            ("XINFO CONSUMERS", command, self._value, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -4568,7 +4608,7 @@ class Methods(MethodSupport[S]):
 
     def xrange(
         self, name: Arg, start: Arg, end: Arg, *, count: int | None = None, timeout: Timeout = UNSET,
-    ) -> builtins.set[builtins.list[Any]]:
+    ) -> builtins.list[tuple[S, builtins.dict[S, S]]]:
         """XRANGE: Return a range of elements in a stream, with IDs matching the specified IDs interval
         (Redis 5.0.0).
         """
@@ -4588,16 +4628,16 @@ class Methods(MethodSupport[S]):
                 ("end", end, "arg"),
                 ("count", count, "arg"),
             ) from None
-        request: Request[builtins.set[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[tuple[S, builtins.dict[S, S]]]] = _request(
             Request,
-            ("XRANGE", command, self._members, True, 1, _UNARY),
+            ("XRANGE", command, self._entries, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
     def xread(
-        self, streams: Mapping[Arg, Arg], *, count: int | None = None, block: int | None = None,
-        timeout: Timeout = UNSET,
-    ) -> builtins.dict[S, Any] | None:
+        self, streams: Mapping[Arg, Arg], *, count: int | None = None,
+        block: int | timedelta | None = None, timeout: Timeout = UNSET,
+    ) -> builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None:
         """XREAD: Return never seen elements in multiple streams, with IDs greater than the ones reported
         by the caller for each stream. Can block (Redis 5.0.0).
         """
@@ -4606,7 +4646,7 @@ class Methods(MethodSupport[S]):
             if count is not None:
                 words += ("COUNT", count)
             if block is not None:
-                words += ("BLOCK", block)
+                words += ("BLOCK", _milliseconds(block))
             words.append("STREAMS")
             words += streams.keys()
             words += streams.values()
@@ -4615,21 +4655,21 @@ class Methods(MethodSupport[S]):
             raise _wrong(
                 "xread",
                 ("count", count, "arg"),
-                ("block", block, "arg"),
+                ("block", block, "duration"),
                 ("streams", streams, "pairs"),
             ) from None
-        request: Request[builtins.dict[S, Any] | None] = _request(
+        request: Request[builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None] = _request(
             Request,
-            ("XREAD", command, self._mapping, True, 1, _UNARY),
+            ("XREAD", command, self._streams, True, 1, _UNARY),
         )
         if block is not None:
-            return self._held_command(request, block / 1000, timeout)
+            return self._held_command(request, _milliseconds(block) / 1000, timeout)
         return self._call(request, timeout)
 
     def xreadgroup(
         self, group: Arg, consumer: Arg, streams: Mapping[Arg, Arg], *, count: int | None = None,
-        block: int | None = None, noack: bool = False, timeout: Timeout = UNSET,
-    ) -> builtins.dict[S, builtins.list[builtins.list[Any]]] | None:
+        block: int | timedelta | None = None, noack: bool = False, timeout: Timeout = UNSET,
+    ) -> builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None:
         """XREADGROUP: Return new entries from a stream using a consumer group, or access the history of
         the pending entries for a given consumer. Can block (Redis 5.0.0).
         """
@@ -4641,7 +4681,7 @@ class Methods(MethodSupport[S]):
             if count is not None:
                 words += ("COUNT", count)
             if block is not None:
-                words += ("BLOCK", block)
+                words += ("BLOCK", _milliseconds(block))
             if noack:
                 words.append("NOACK")
             words.append("STREAMS")
@@ -4654,20 +4694,20 @@ class Methods(MethodSupport[S]):
                 ("group", group, "arg"),
                 ("consumer", consumer, "arg"),
                 ("count", count, "arg"),
-                ("block", block, "arg"),
+                ("block", block, "duration"),
                 ("streams", streams, "pairs"),
             ) from None
-        request: Request[builtins.dict[S, builtins.list[builtins.list[Any]]] | None] = _request(
+        request: Request[builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None] = _request(
             Request,
-            ("XREADGROUP", command, self._mapping, False, 1, _UNARY),
+            ("XREADGROUP", command, self._streams, False, 1, _UNARY),
         )
         if block is not None:
-            return self._held_command(request, block / 1000, timeout)
+            return self._held_command(request, _milliseconds(block) / 1000, timeout)
         return self._call(request, timeout)
 
     def xrevrange(
         self, name: Arg, end: Arg, start: Arg, *, count: int | None = None, timeout: Timeout = UNSET,
-    ) -> builtins.list[builtins.list[Any]]:
+    ) -> builtins.list[tuple[S, builtins.dict[S, S]]]:
         """XREVRANGE: Return a range of elements in a stream, with IDs matching the specified IDs interval,
         in reverse order (from greater to smaller IDs) compared to XRANGE (Redis 5.0.0).
         """
@@ -4687,9 +4727,9 @@ class Methods(MethodSupport[S]):
                 ("start", start, "arg"),
                 ("count", count, "arg"),
             ) from None
-        request: Request[builtins.list[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[tuple[S, builtins.dict[S, S]]]] = _request(
             Request,
-            ("XREVRANGE", command, self._value, True, 1, _UNARY),
+            ("XREVRANGE", command, self._entries, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -4821,7 +4861,7 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def zdiffstore(self, destination: Arg, *keys: Arg, timeout: Timeout = UNSET) -> int:
+    def zdiffstore(self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """ZDIFFSTORE: Subtract multiple sorted sets and store the resulting sorted set in a new key (Redis
         6.2.0).
         """
@@ -4830,11 +4870,11 @@ class Methods(MethodSupport[S]):
         try:
             words: builtins.list[Arg] = ["ZDIFFSTORE"]
             words.append(destination)
-            words.append(len(_many(keys)))
-            words += _many(keys)
+            words.append(len(_flat(keys)))
+            words += _flat(keys)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("zdiffstore", ("destination", destination, "arg"), ("keys", keys, "many")) from None
+            raise _wrong("zdiffstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("ZDIFFSTORE", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -4972,17 +5012,19 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def zmscore(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> builtins.list[Any]:
+    def zmscore(
+        self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
+    ) -> builtins.list[Any]:
         """ZMSCORE: Get the score associated with the given members in a sorted set (Redis 6.2.0)."""
         if not members:
             raise TypeError("zmscore() needs at least one member")
         try:
             words: builtins.list[Arg] = ["ZMSCORE"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("zmscore", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("zmscore", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[builtins.list[Any]] = _request(
             Request,
             ("ZMSCORE", command, self._value, True, 1, _UNARY),
@@ -4991,7 +5033,7 @@ class Methods(MethodSupport[S]):
 
     def zpopmax(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
-    ) -> builtins.list[Any] | builtins.list[builtins.list[Any]]:
+    ) -> builtins.list[tuple[S, float]]:
         """ZPOPMAX: Remove and return members with the highest scores in a sorted set (Redis 5.0.0)."""
         try:
             words: builtins.list[Arg] = ["ZPOPMAX"]
@@ -5001,15 +5043,15 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("zpopmax", ("name", name, "arg"), ("count", count, "arg")) from None
-        request: Request[builtins.list[Any] | builtins.list[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[tuple[S, float]]] = _request(
             Request,
-            ("ZPOPMAX", command, self._value, False, 1, _UNARY),
+            ("ZPOPMAX", command, self._scored, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
     def zpopmin(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
-    ) -> builtins.list[Any] | builtins.list[builtins.list[Any]]:
+    ) -> builtins.list[tuple[S, float]]:
         """ZPOPMIN: Remove and return members with the lowest scores in a sorted set (Redis 5.0.0)."""
         try:
             words: builtins.list[Arg] = ["ZPOPMIN"]
@@ -5019,9 +5061,9 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("zpopmin", ("name", name, "arg"), ("count", count, "arg")) from None
-        request: Request[builtins.list[Any] | builtins.list[builtins.list[Any]]] = _request(
+        request: Request[builtins.list[tuple[S, float]]] = _request(
             Request,
-            ("ZPOPMIN", command, self._value, False, 1, _UNARY),
+            ("ZPOPMIN", command, self._scored, False, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -5084,7 +5126,7 @@ class Methods(MethodSupport[S]):
     def zrangebylex(
         self, name: Arg, min: Arg, max: Arg, *, offset: int | None = None, count: int | None = None,
         timeout: Timeout = UNSET,
-    ) -> builtins.set[S]:
+    ) -> builtins.list[S]:
         """ZRANGEBYLEX: Return a range of members in a sorted set, by lexicographical range (Redis 2.8.9).
         Deprecated since Redis 6.2.0: `ZRANGE` with the `BYLEX` argument.
         """
@@ -5109,9 +5151,9 @@ class Methods(MethodSupport[S]):
                 ("offset", offset, "arg"),
                 ("count", count, "arg"),
             ) from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("ZRANGEBYLEX", command, self._members, True, 1, _UNARY),
+            ("ZRANGEBYLEX", command, self._value, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
@@ -5203,17 +5245,17 @@ class Methods(MethodSupport[S]):
         )
         return self._call(request, timeout)
 
-    def zrem(self, name: Arg, *members: Arg, timeout: Timeout = UNSET) -> int:
+    def zrem(self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """ZREM: Remove one or more members from a sorted set (Redis 1.2.0)."""
         if not members:
             raise TypeError("zrem() needs at least one member")
         try:
             words: builtins.list[Arg] = ["ZREM"]
             words.append(name)
-            words += _many(members)
+            words += _flat(members)
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("zrem", ("name", name, "arg"), ("members", members, "many")) from None
+            raise _wrong("zrem", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[int] = _request(Request, ("ZREM", command, self._integer, False, 1, _UNARY))
         return self._call(request, timeout)
 
@@ -5300,7 +5342,7 @@ class Methods(MethodSupport[S]):
     def zrevrangebylex(
         self, name: Arg, max: Arg, min: Arg, *, offset: int | None = None, count: int | None = None,
         timeout: Timeout = UNSET,
-    ) -> builtins.set[S]:
+    ) -> builtins.list[S]:
         """ZREVRANGEBYLEX: Return a range of members in a sorted set, by lexicographical range, ordered
         from higher to lower strings (Redis 2.8.9). Deprecated since Redis 6.2.0: `ZRANGE` with the
         `REV` and `BYLEX` arguments.
@@ -5326,9 +5368,9 @@ class Methods(MethodSupport[S]):
                 ("offset", offset, "arg"),
                 ("count", count, "arg"),
             ) from None
-        request: Request[builtins.set[S]] = _request(
+        request: Request[builtins.list[S]] = _request(
             Request,
-            ("ZREVRANGEBYLEX", command, self._members, True, 1, _UNARY),
+            ("ZREVRANGEBYLEX", command, self._value, True, 1, _UNARY),
         )
         return self._call(request, timeout)
 
