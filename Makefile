@@ -42,6 +42,7 @@ test: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.unasync --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
+	$(BIN)/mypy --strict tests/typecheck_redis.py  # the generated Redis methods' types, in both modes
 	$(BIN)/python -m pytest -n 4 --dist loadscope -m "not serial"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-gate test-stress
 	$(BIN)/python -m pytest -m alone

@@ -438,6 +438,79 @@ async def test_a_transaction_runs_whole_and_nothing_else_runs_inside_it(
     assert all(str(n).encode() == value for n, value in got)
 
 
+# -- iterators, scripts and streams -----------------------------------------------------------
+
+
+async def _collect(r: Face, method: str, *args: Any, **kwargs: Any) -> list[Any]:
+    """What one of the client's iterators gives: ``async for`` on the async face, a
+    generator run in a worker thread on the blocking one."""
+    client = r.client
+    if isinstance(client, AsyncRedis):
+        return [item async for item in getattr(client, method)(*args, **kwargs)]
+    return await anyio.to_thread.run_sync(lambda: list(getattr(client, method)(*args, **kwargs)))
+
+
+async def test_scan_iterators_go_through_every_cursor(r: Face, key: Callable[[str], str]) -> None:
+    prefix = key("scan")
+    for i in range(30):
+        await r.set(f"{prefix}:{i}", i)
+    await r.hset(key("h"), mapping={f"f{i}": i for i in range(20)})
+    await r.sadd(key("s"), *range(20))
+    await r.zadd(key("z"), {f"m{i}": i for i in range(20)})
+    glob = prefix.replace("[", "\\[").replace("]", "\\]")  # the case's id has brackets
+    keys = await _collect(r, "scan_iter", match=f"{glob}:*", count=5)
+    assert set(keys) == {f"{prefix}:{i}".encode() for i in range(30)}
+    assert set(await _collect(r, "scan_iter", match=f"{glob}:*", _type="hash")) == set()
+    assert dict(await _collect(r, "hscan_iter", key("h"), count=3)) == {
+        f"f{i}".encode(): str(i).encode() for i in range(20)
+    }
+    assert set(await _collect(r, "sscan_iter", key("s"), count=3)) == {str(i).encode() for i in range(20)}
+    assert dict(await _collect(r, "zscan_iter", key("z"), match="m1*")) == {
+        b"m1": 1.0, **{f"m{i}".encode(): float(i) for i in range(10, 20)}
+    }
+
+
+async def test_a_registered_script_loads_itself_when_the_server_does_not_have_it(
+    r: Face, key: Callable[[str], str]
+) -> None:
+    script = r.client.register_script("return {KEYS[1], ARGV[1], 'from a script'}")
+    await r.script_flush()  # the server has no script: EVALSHA says NOSCRIPT, EVAL loads it
+
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(r.client, AsyncRedis):
+            return await script(*args, **kwargs)
+        return await anyio.to_thread.run_sync(functools.partial(script, *args, **kwargs))
+
+    k = key("k")
+    assert await run([k], ["a"]) == [k.encode(), b"a", b"from a script"]
+    assert await r.script_exists(script.sha) == [1]  # loaded: the next call is an EVALSHA
+    assert await run(keys=[k], args=[2]) == [k.encode(), b"2", b"from a script"]
+    failing = r.client.register_script("return redis.call('NOPE')")
+    with pytest.raises(RedisError, match="Unknown Redis command called from script"):  # not a NOSCRIPT
+        await (failing() if isinstance(r.client, AsyncRedis) else anyio.to_thread.run_sync(failing))
+
+
+async def test_a_consumer_group_reads_with_block_on_a_connection_of_its_own(
+    r: Face, key: Callable[[str], str]
+) -> None:
+    stream = key("stream")
+    assert await r.xgroup_create(stream, "workers", "$", mkstream=True) is True
+    got: list[Any] = []
+
+    async def read() -> None:
+        got.append(await r.xreadgroup("workers", "w1", {stream: ">"}, block=5000, count=1))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read)
+        await anyio.sleep(0.2)
+        assert await r.get(key("k"), timeout=2) is None  # the read holds up no other call
+        entry = await r.xadd(stream, {"job": "build"})
+    assert got == [{stream.encode(): [(entry, {b"job": b"build"})]}]
+    assert await r.xack(stream, "workers", entry) == 1
+    assert await r.xreadgroup("workers", "w1", {stream: ">"}, block=50) is None  # nothing came in 50 ms
+    assert await r.xrange(stream, "-", "+") == [(entry, {b"job": b"build"})]
+
+
 # -- commands the server holds --------------------------------------------------------------
 
 async def test_blpop_waits_on_a_connection_of_its_own(
