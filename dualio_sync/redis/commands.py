@@ -144,6 +144,12 @@ def _refused(name: str) -> str | None:
     return None
 
 
+_PLAIN: builtins.set[object] = builtins.set()
+"""Command names, as a program spells them, found neither refused nor held (batches check
+each name once)."""
+_MAX_PLAIN = 1024  # names are the program's: a few dozen, unless it makes them up
+
+
 def _name(arg: Arg) -> str:
     if isinstance(arg, bytes):
         return arg.decode(errors="replace").upper()
@@ -231,18 +237,30 @@ class RedisCommands(Methods[S]):
         reply: Callable[[bool, bytes], list[Any]], raise_on_error: bool, held: bool,
     ) -> Request[list[Any]] | None:
         parts: list[bytes] = []
+        append = parts.append
+        plain = _PLAIN  # names already found to be neither refused nor held: checked once
         for command in batch:
-            if isinstance(command, str | bytes) or not isinstance(command, Sequence) or not command:
+            cls = command.__class__
+            if ((cls is not tuple and cls is not list) or not command) and (
+                isinstance(command, str | bytes) or not isinstance(command, Sequence) or not command
+            ):
                 raise TypeError(f"each command of a {method} is a non-empty sequence such as "
                                 f"('GET', 'k'), not {command!r}")
-            name = _name(command[0])
+            first = command[0]
+            if first.__class__ is str and first in plain:
+                append(encode_command(*command))
+                continue
+            name = _name(first)
             refused = _refused(name)
             encoded = encode_command(*command)
             if refused is None and not held and commands.held(name, encoded):
                 refused = f"{name} is a command the server holds: it would hold up every call in a pipeline"
             if refused is not None:
                 raise UsageError(refused)
-            parts.append(encoded)
+            if first.__class__ is str and name not in commands.HELD and name not in commands.HELD_WITH_BLOCK \
+                    and len(plain) < _MAX_PLAIN:
+                plain.add(first)
+            append(encoded)
         if not parts:
             return None
         if method == "transaction":
@@ -255,7 +273,10 @@ class RedisCommands(Methods[S]):
         return _text(value) if self.decode_responses else value
 
     def _pipeline_reply(self, raise_on_error: bool, raw: bytes) -> list[Any]:
-        return _raise_first(builtins.list(map(self._reply_value, parse_all(raw))), raise_on_error)
+        values = parse_all(raw)
+        if not self.decode_responses and ErrorReply not in builtins.set(map(type, values)):
+            return values  # every value as it came: nothing to decode, no error to make
+        return _raise_first(builtins.list(map(self._reply_value, values)), raise_on_error)
 
     def _transaction_reply(self, raise_on_error: bool, raw: bytes) -> list[Any]:
         multi, *queued, executed = parse_all(raw)

@@ -470,12 +470,30 @@ def parse(raw: bytes) -> Value:
 
 
 def parse_all(raw: bytes) -> list[Value]:
-    """The values of whole replies one after another (a batch's answers, joined)."""
-    values = []
+    """The values of whole replies one after another (a batch's answers, joined). A bulk
+    string of under 256 bytes, most replies in a batch, is read here; the rest by
+    :func:`_parse_at`."""
+    values: list[Value] = []
+    append = values.append
+    lengths = BULK_LENGTHS
     pos = 0
-    while pos < len(raw):
+    size = len(raw)
+    while pos < size:
+        if raw[pos] == BULK_STRING:
+            start = raw.find(b"\n", pos) + 1
+            length = lengths.get(raw[pos:start])
+            if length is not None:
+                if length < 0:
+                    append(None)
+                    pos = start
+                    continue
+                end = start + length
+                if raw[end : end + 2] == b"\r\n":
+                    append(raw[start:end])
+                    pos = end + 2
+                    continue
         value, pos = _parse_at(raw, pos, 0)
-        values.append(value)
+        append(value)
     return values
 
 

@@ -422,6 +422,37 @@ async def redis_native_dualio(calls: int, in_flight: int, clock: Clock) -> float
         await redis.aclose()
 
 
+PIPELINE = [("GET", KEY)] * 100
+"""The commands of one pipeline in the ``-pipeline`` figures: their count is per GET."""
+
+
+def redis_sync_pipeline_dualio(calls: int, clock: Clock) -> float:
+    """``dualio_sync.redis.Redis.pipeline`` of 100 GETs over the blocking transport, per GET."""
+    redis = BlockingRedisOnFakePeer("fake", 1)
+    try:
+        pipeline = redis.pipeline
+        started = clock()
+        for _ in range(calls // len(PIPELINE)):
+            _check(pipeline(*PIPELINE)[-1])
+        return (clock() - started) / calls
+    finally:
+        redis.close()
+
+
+async def redis_native_pipeline_dualio(calls: int, clock: Clock) -> float:
+    """``dualio.redis.Redis.pipeline`` of 100 GETs over the asyncio fast path, per GET."""
+    redis = AsyncRedisOnFakePeer("fake", 1)
+    await redis.open()
+    try:
+        pipeline = redis.pipeline
+        started = clock()
+        for _ in range(calls // len(PIPELINE)):
+            _check((await pipeline(*PIPELINE))[-1])
+        return (clock() - started) / calls
+    finally:
+        await redis.aclose()
+
+
 # -- the server ------------------------------------------------------------------------------
 
 class RawServer(asyncio.Protocol):

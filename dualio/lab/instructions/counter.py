@@ -132,6 +132,10 @@ FIGURES = {figure.name: figure for figure in (
     Figure("redis-native-100", "dualio.redis.Redis.get, asyncio fast path, 100 in flight",
            "redis-native-100-raw", "redis_native_dualio", (100,)),
     Figure("redis-native-100-raw", "asyncio Protocol, 100 GETs in flight", None, "redis_native_raw", (100,)),
+    Figure("redis-sync-pipeline", "dualio_sync.redis.Redis.pipeline of 100 GETs, per GET", "redis-sync-raw",
+           "redis_sync_pipeline_dualio"),
+    Figure("redis-native-pipeline", "dualio.redis.Redis.pipeline of 100 GETs, asyncio fast path, per GET",
+           "redis-native-100-raw", "redis_native_pipeline_dualio"),
 )}
 NAMES = tuple(FIGURES)
 GATED = tuple(name for name, figure in FIGURES.items()

@@ -92,6 +92,10 @@ DUALIO = {figure.name: figure for figure in (
            "native_get", (1,), module=MODULE),
     Figure("redis-native-100", "dualio.redis.Redis.get, asyncio native, 100 in flight on one connection",
            "redis-raw", "native_get", (100,), module=MODULE),
+    Figure("redis-sync-pipeline", "dualio_sync.redis.Redis.pipeline of 100 GETs, per GET", "redis-raw",
+           "sync_pipeline_get", module=MODULE),
+    Figure("redis-native-pipeline", "dualio.redis.Redis.pipeline of 100 GETs on asyncio, per GET",
+           "redis-raw", "native_pipeline_get", module=MODULE),
     Figure("redis-trio", "dualio.redis.Redis.get on trio (the anyio transport), 1 in flight", "redis-raw",
            "trio_get", (1,), module=MODULE),
     Figure("redis-raw", "a blocking socket: send GET, recv, read the bulk string", None, "raw_get",
@@ -111,6 +115,8 @@ PEERS = {figure.name: figure for figure in (
            "redis_py_asyncio_get", (1,), ours=False, module=MODULE),
     Figure("redis-py-asyncio-100", "redis.asyncio.Redis(protocol=3).get, 100 in flight (a connection each)",
            "redis-raw", "redis_py_asyncio_get", (100,), ours=False, module=MODULE),
+    Figure("redis-py-sync-pipeline", "redis.Redis(protocol=3).pipeline(transaction=False) of 100 GETs, "
+           "per GET", "redis-raw", "redis_py_sync_pipeline_get", ours=False, module=MODULE),
     Figure("coredis", "coredis.Redis.get (RESP3), 1 in flight", "redis-raw", "coredis_get", (1,),
            ours=False, module=MODULE),
     Figure("glide-sync", "glide_sync.GlideClient.get, with its Rust I/O threads", "redis-raw",
@@ -123,13 +129,15 @@ NEEDS = {
     "redis-py-sync": ("redis", "hiredis"),
     "redis-py-asyncio": ("redis", "hiredis"),
     "redis-py-asyncio-100": ("redis", "hiredis"),
+    "redis-py-sync-pipeline": ("redis", "hiredis"),
     "coredis": ("coredis",),
     "glide-sync": ("glide_sync",),
     "glide-async": ("glide",),
 }
 """The packages (import names) each peer's figure needs."""
 FIGURES = {**DUALIO, **PEERS}
-GOALS = {"redis-sync": 60_000, "redis-native": 95_000, "redis-native-100": 60_000}
+GOALS = {"redis-sync": 60_000, "redis-native": 95_000, "redis-native-100": 60_000,
+         "redis-sync-pipeline": 20_000, "redis-native-pipeline": 20_000}
 """Instructions per GET each figure should come under."""
 
 
@@ -170,6 +178,52 @@ async def native_get(calls: int, in_flight: int, clock: Clock) -> float:
     async with AsyncRedis(*_address()) as redis:
         get = redis.get
         return await _per_call(lambda: get(KEY), calls, in_flight, clock)
+
+
+PIPELINE = 100
+"""GETs per pipeline in the ``-pipeline`` figures."""
+
+
+def sync_pipeline_get(calls: int, clock: Clock) -> float:
+    """``dualio_sync.redis.Redis.pipeline`` of :data:`PIPELINE` GETs, per GET."""
+    gets = [("GET", KEY)] * PIPELINE
+    with BlockingRedis(*_address()) as redis:
+        pipeline = redis.pipeline
+        _check(pipeline(*gets)[0])
+        started = clock()
+        for _ in range(calls // PIPELINE):
+            _check(pipeline(*gets)[-1])
+        return (clock() - started) / calls
+
+
+async def native_pipeline_get(calls: int, clock: Clock) -> float:
+    """``dualio.redis.Redis.pipeline`` of :data:`PIPELINE` GETs on asyncio, per GET."""
+    gets = [("GET", KEY)] * PIPELINE
+    async with AsyncRedis(*_address()) as redis:
+        pipeline = redis.pipeline
+        _check((await pipeline(*gets))[0])
+        started = clock()
+        for _ in range(calls // PIPELINE):
+            _check((await pipeline(*gets))[-1])
+        return (clock() - started) / calls
+
+
+def redis_py_sync_pipeline_get(calls: int, clock: Clock) -> float:
+    """``redis.Redis(protocol=3).pipeline(transaction=False)`` of :data:`PIPELINE` GETs, per GET."""
+    import redis
+
+    with redis.Redis(*_address(), protocol=3) as client:
+        def run() -> list[Any]:
+            pipe = client.pipeline(transaction=False)
+            for _ in range(PIPELINE):
+                pipe.get(KEY)
+            return cast("list[Any]", pipe.execute())
+
+        _check(run()[0])
+        started = clock()
+        for _ in range(calls // PIPELINE):
+            _check(run()[-1])
+        return (clock() - started) / calls
 
 
 def trio_get(calls: int, in_flight: int, clock: Clock) -> float:
