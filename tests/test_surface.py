@@ -9,6 +9,7 @@ import inspect
 import pytest
 
 from dualio import AsyncClient
+from dualio.devtools import redis_methods, redis_overrides
 from dualio.face_connection import AsyncOnly
 from dualio.redis import Redis as AsyncRedis
 from dualio_sync import Client
@@ -22,14 +23,19 @@ FACES = [
     pytest.param(Client, AsyncClient, id="dualio"),
     pytest.param(SyncRedis, AsyncRedis, id="redis"),
 ]
-STREAMS = {Client: {"words"}, SyncRedis: {"subscribe", "psubscribe"}}
+ITERATORS = {"scan_iter", "hscan_iter", "sscan_iter", "zscan_iter"}
+STREAMS = {Client: {"words"}, SyncRedis: {"subscribe", "psubscribe", "register_script", *ITERATORS}}
+"""Methods of the async face that are not coroutine functions: they give a stream, an
+iterator or a script to call."""
+GENERATED = {
+    redis_methods.plan(name, spec).name for name, spec in redis_methods.commands(redis_methods.load()).items()
+    if name not in redis_overrides.HAND_WRITTEN
+}
 METHODS = {
     Client: {"echo", "upper", "sleep", "blob", "words", "stats", "ping", "call"},
     SyncRedis: {
-        "execute", "get", "set", "mget", "mset", "incr", "incrby", "delete", "exists", "expire", "ttl",
-        "hget", "hset", "hgetall", "hdel", "lpush", "rpush", "lpop", "rpop", "lrange", "sadd", "srem",
-        "smembers", "zadd", "zrange", "publish", "ping", "blpop", "brpop", "pipeline", "transaction",
-        "subscribe", "psubscribe",
+        *GENERATED, "execute", "set", "ping", "pipeline", "transaction", "subscribe", "psubscribe",
+        "register_script", *ITERATORS,
     },
 }
 
