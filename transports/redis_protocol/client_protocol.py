@@ -149,17 +149,20 @@ class RedisDecoder:
             # straight into messages: most replies (a GET's) are one.
             pos = 0
             size = len(data)
+            lengths = BULK_LENGTHS
+            append = messages.append
+            max_line, max_bulk = reader.max_line, reader.max_bulk
             while pos < size and data[pos] == BULK_STRING:
                 newline = data.find(b"\n", pos)
                 end = newline + 1
-                length = BULK_LENGTHS.get(data[pos:end])
-                if length is None or newline - pos - 2 > reader.max_line:
+                length = lengths.get(data[pos:end])
+                if length is None or newline - pos - 2 > max_line:
                     break
                 if length >= 0:
                     end += length + 2
-                    if length > reader.max_bulk or end > size or data[end - 1] != 10 or data[end - 2] != 13:
+                    if length > max_bulk or end > size or data[end - 1] != 10 or data[end - 2] != 13:
                         break
-                messages.append((_REPLY, IN_ORDER, data[pos:end]))
+                append((_REPLY, IN_ORDER, data[pos:end]))
                 pos = end
             if pos == size:
                 return messages
