@@ -363,14 +363,14 @@ class Sent(RedisCommands[bytes]):
 
 def test_only_what_is_safe_to_send_twice_is_idempotent() -> None:
     s: Any = Sent()
-    safe = [s.get("k"), s.mget("k"), s.set("k", 1), s.set("k", 1, xx=True, ex=5), s.mset({"k": 1}),
-            s.delete("k"), s.exists("k"), s.ttl("k"), s.hget("h", "f"), s.hgetall("h"),
-            s.lrange("l", 0, 1), s.smembers("s"), s.zrange("z", 0, 1), s.zrange("z", 0, 1, withscores=True)]
+    safe = [s.get("k"), s.mget("k"), s.execute("GET", "k"), s.execute("del", "k"), s.set("k", 1),
+            s.set("k", 1, xx=True, ex=5), s.mset({"k": 1}), s.delete("k"), s.exists("k"), s.ttl("k"),
+            s.hget("h", "f"), s.hgetall("h"), s.lrange("l", 0, 1), s.smembers("s"), s.zrange("z", 0, 1),
+            s.zrange("z", 0, 1, withscores=True)]
     unsafe = [s.set("k", 1, nx=True), s.incr("k"), s.incrby("k", 2), s.hset("h", mapping={"f": 1}),
-              s.hdel("h", "f"),
-              s.lpush("l", 1), s.rpush("l", 1), s.lpop("l"), s.rpop("l"), s.sadd("s", 1), s.srem("s", 1),
-              s.zadd("z", {"m": 1}), s.publish("c", "m"), s.execute("GET", "k"),
-              s.expire("k", 1)]  # RW on its key in Redis's spec: not sent twice
+              s.hdel("h", "f"), s.lpush("l", 1), s.rpush("l", 1), s.lpop("l"), s.rpop("l"), s.sadd("s", 1),
+              s.srem("s", 1), s.zadd("z", {"m": 1}), s.publish("c", "m"), s.execute("INCR", "k"),
+              s.execute("NOSUCH", "k"), s.expire("k", 1)]  # EXPIRE: RW on its key in Redis's spec
     assert [(r.method, r.idempotent) for r in safe] == [(r.method, True) for r in safe]
     assert [(r.method, r.idempotent) for r in unsafe] == [(r.method, False) for r in unsafe]
     assert s.set("k", "v", ex=5, nx=True).args == (

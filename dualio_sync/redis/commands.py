@@ -36,6 +36,7 @@ from dualio_transports.policy.timeouts import UNSET, pick_timeout
 from dualio_transports.policy.url import query_items, seconds, split_url
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
+from dualio_transports.redis_protocol.command_spec import RETRIED
 from dualio_transports.redis_protocol.errors import RedisError
 from dualio_transports.redis_protocol.resp import ErrorReply, Value, encode_command, parse, parse_all
 from dualio_transports.wire.deadline import deadline
@@ -185,8 +186,11 @@ class RedisCommands(Methods[S]):
 
     def execute(self, *args: Arg, timeout: Timeout = UNSET) -> Any:
         """Any command, ``execute("SET", "k", 1)``; its reply as RESP3 reads it (bytes,
-        or str with ``decode_responses``; int; float; list; dict; set; None; bool). Never
-        sent again after a lost connection: its effects are unknown. A command the server
+        or str with ``decode_responses``; int; float; list; dict; set; None; bool). Sent
+        again after a lost connection only when Redis's command spec shows it is safe to
+        (read-only, or its keys overwritten or removed whole: GET, MGET, DEL, MSET, as the
+        methods are); anything else, a command the spec does not know included, is not:
+        its effects are unknown. A command the server
         holds (BLPOP, XREAD BLOCK, WAIT) runs on a connection of its own, as
         :meth:`blpop` does; give it a ``timeout`` longer than its own. Refused with a
         UsageError: subscribing (use :meth:`subscribe`), MULTI, EXEC, DISCARD and WATCH
@@ -198,7 +202,7 @@ class RedisCommands(Methods[S]):
         refused = _refused(name)
         if refused is not None:
             raise UsageError(refused)
-        request = Request(name, encode_command(*args), self._value, False)
+        request = Request(name, encode_command(*args), self._value, name in RETRIED)
         if commands.held(name, request.args):
             return self._held_call(request, deadline(pick_timeout(timeout, self.timeout)))
         return self._call(request, timeout)
