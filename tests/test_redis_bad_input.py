@@ -265,7 +265,6 @@ async def waits_for(event: threading.Event, timeout: float = PROMPT) -> bool:
 # -- the stream cannot be trusted: the connection is failed ----------------------------------
 
 BROKEN: dict[str, tuple[bytes, type[ProtocolError], str]] = {
-    "bulk-of-2**40-bytes": (b"$%d\r\n" % 2**40, FrameTooLarge, "exceeds the maximum"),
     "nested-10000-deep": (b"*1\r\n" * 10_000 + b":1\r\n", ProtocolError, "nested deeper"),
     "unknown-type-byte": (b"@what\r\n", ProtocolError, "unknown RESP3 type byte"),
 }
@@ -299,6 +298,34 @@ async def test_a_reply_that_breaks_the_protocol_fails_the_call_and_the_connectio
         assert took < PROMPT
         assert await waits_for(server.peers[0].hung_up)
         assert server.connections == 1
+    finally:
+        await close_quietly(r)
+
+
+@pytest.mark.parametrize("reply", [b"$%d\r\n" % 2**40, b"*%d\r\n" % 2**40], ids=["bulk", "array"])
+async def test_a_reply_over_the_bound_fails_its_call_and_the_client_connects_again(
+    transport: Transport, hostile: Callable[..., HostileRedis], reply: bytes,
+) -> None:
+    """The GET's reply announces a terabyte, over the client's bound: the GET raises
+    FrameTooLarge, promptly, without allocating what the header announces; the
+    connection, whose bytes can no longer be followed, is hung up, and the next call
+    works on a new one. The client is never closed by a reply's size."""
+    server = hostile(on_first(b"GET", reply))
+    r = await open_client(transport, server.address)
+    try:
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            got, took = await outcome(lambda: r.get("k"))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert isinstance(got, FrameTooLarge) and "exceeds the maximum" in str(got), repr(got)
+        assert took < PROMPT
+        assert peak < MEMORY_BOUND, f"{peak} bytes allocated"
+        assert await waits_for(server.peers[0].hung_up)
+        assert await r.get("k") == b"value of k"
+        assert not r.client.closed and server.connections == 2
     finally:
         await close_quietly(r)
 

@@ -27,6 +27,7 @@ from dualio import (
     ConnectError,
     DualioError,
     DualioTimeout,
+    FrameTooLarge,
     RemoteError,
     RetriesExhausted,
     RetryPolicy,
@@ -436,6 +437,39 @@ async def test_a_transaction_runs_whole_and_nothing_else_runs_inside_it(
             tasks.start_soon(get)
     assert sorted(values[0] for values in got) == list(range(1, 21))
     assert all(str(n).encode() == value for n, value in got)
+
+
+# -- replies over the client's bound -------------------------------------------------------------
+
+
+async def test_a_reply_over_the_bound_fails_its_call_alone_and_the_client_goes_on(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    """A value, or a list, over ``max_reply_size``: that call raises FrameTooLarge, the
+    connection is given up for another, and every later call works."""
+    r = await connect(transport, redis_server, max_reply_size=1 << 16)
+    try:
+        big, items = key("big"), key("items")
+        await r.set(big, b"x" * ((1 << 16) + 1))
+        await r.rpush(items, *[b"y" * 100] * 700)  # 700 short items: over 64 KiB in all
+        for _ in range(2):
+            with pytest.raises(FrameTooLarge):
+                await r.get(big)
+            assert await r.strlen(big) == (1 << 16) + 1  # the client goes on
+            with pytest.raises(FrameTooLarge, match="max_reply"):
+                await r.lrange(items, 0, -1)
+            assert len(await r.lrange(items, 0, 9)) == 10
+    finally:
+        await r.aclose()
+
+
+def test_a_value_of_redis_s_own_size_is_read_by_default(redis_server: RedisServer) -> None:
+    """64 MiB and a byte: over the bound of old, not over Redis's 512 MiB."""
+    with SyncRedis(*redis_server.address) as r:
+        value = b"v" * ((64 << 20) + 1)
+        r.set("64MiB+1", value)
+        assert r.get("64MiB+1") == value
+        r.delete("64MiB+1")
 
 
 # -- iterators, scripts and streams -----------------------------------------------------------

@@ -15,8 +15,8 @@ from dualio_transports.redis_protocol import resp
 from dualio_transports.redis_protocol.resp import (
     MAX_BULK,
     MAX_DEPTH,
-    MAX_ELEMENTS,
     MAX_LINE,
+    MAX_REPLY,
     ErrorReply,
     ReplyReader,
     encode_command,
@@ -143,9 +143,9 @@ def test_a_long_line_arriving_a_byte_at_a_time_is_searched_once() -> None:
 
 def test_the_documented_defaults() -> None:
     reader = ReplyReader()
-    assert (MAX_BULK, MAX_ELEMENTS, MAX_DEPTH, MAX_LINE) == (64 << 20, 1 << 20, 64, 64 << 10)
-    assert (reader.max_bulk, reader.max_elements, reader.max_depth, reader.max_line) == (
-        MAX_BULK, MAX_ELEMENTS, MAX_DEPTH, MAX_LINE,
+    assert (MAX_BULK, MAX_REPLY, MAX_DEPTH, MAX_LINE) == (512 << 20, 512 << 20, 64, 64 << 10)  # Redis's own
+    assert (reader.max_bulk, reader.max_reply, reader.max_depth, reader.max_line) == (
+        MAX_BULK, MAX_REPLY, MAX_DEPTH, MAX_LINE,
     )
 
 
@@ -159,8 +159,22 @@ def test_a_bulk_over_its_bound_is_refused_from_its_header(header: bytes) -> None
 
 @pytest.mark.parametrize("header", [b"*5\r\n", b"~5\r\n", b">5\r\n", b"%5\r\n", b"|5\r\n"])
 def test_an_aggregate_over_its_bound_is_refused_from_its_header(header: bytes) -> None:
+    """Each element is 3 bytes at least (``_\\r\\n``): 5 of them cannot fit in 14."""
     with pytest.raises(FrameTooLarge, match="5 elements exceeds the maximum of 4"):
-        ReplyReader(max_elements=4).feed(header)
+        ReplyReader(max_reply=14).feed(header)
+
+
+def test_a_reply_is_bounded_by_its_bytes_not_by_how_many_elements_it_has() -> None:
+    many = b"*1100000\r\n" + b":1\r\n" * 1_100_000  # LRANGE of 1,100,000 items: fine
+    assert len(ReplyReader().feed(many)) == 1
+    two = b"*2\r\n$10\r\n0123456789\r\n$10\r\n0123456789\r\n"  # 38 bytes
+    assert ReplyReader(max_reply=len(two)).feed(two) == [(ord("*"), two)]
+    with pytest.raises(FrameTooLarge, match="a reply of over 37 bytes"):
+        ReplyReader(max_reply=len(two) - 1).feed(two)
+    with pytest.raises(FrameTooLarge, match="a reply of over 20 bytes"):  # one-line elements count too
+        ReplyReader(max_reply=20).feed(b"*4\r\n" + b":12345\r\n" * 4)
+    with pytest.raises(FrameTooLarge, match="exceeds the maximum of 10"):  # a bulk alone is the reply
+        ReplyReader(max_reply=10).feed(b"$11\r\n")
 
 
 def test_nesting_over_its_bound() -> None:

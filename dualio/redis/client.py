@@ -13,6 +13,7 @@ from dualio_transports.policy.events import RequestCallback, ResponseCallback, S
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
 from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.redis_protocol.resp import MAX_REPLY
 
 __all__ = ["Redis"]
 
@@ -24,7 +25,9 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
     and shared is :class:`AsyncFaceConnection`'s. ``password`` (and ``username``, for an
     ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
-    connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
+    connection. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a
+    value): a reply over it fails its call with FrameTooLarge, and the client goes on, on
+    a new connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
     (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A lost connection is opened
     again by the next call, and commands safe to repeat are retried, as ``retry`` allows.
     docs/redis.md says what is not offered yet.
@@ -40,7 +43,7 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
+        max_reply_size: int = MAX_REPLY, transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None: ...
 
     @overload
@@ -53,7 +56,7 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
+        max_reply_size: int = MAX_REPLY, transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None: ...
 
     def __init__(
@@ -77,12 +80,13 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None,
         held_connections: int = HELD_CONNECTIONS,
+        max_reply_size: int = MAX_REPLY,
         transport: TransportName = "native",
         **async_only: Unpack[AsyncOnly],
     ) -> None:
         check_transport(transport, **async_only)
         timeout = check_timeout("timeout", timeout)  # before the address
-        protocol = redis_protocol(username, password, client_name, db)
+        protocol = redis_protocol(username, password, client_name, db, max_reply_size)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
         )

@@ -56,7 +56,14 @@ from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.command_spec import RETRIED
 from dualio_transports.redis_protocol.errors import RedisError
-from dualio_transports.redis_protocol.resp import ErrorReply, Value, encode_command, parse, parse_all
+from dualio_transports.redis_protocol.resp import (
+    MAX_REPLY,
+    ErrorReply,
+    Value,
+    encode_command,
+    parse,
+    parse_all,
+)
 from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
 from dualio_transports.wire.request import Request, StreamRequest
@@ -121,17 +128,22 @@ def parse_url(url: str) -> dict[str, Any]:
 
 
 def redis_protocol(
-    username: str | None, password: str | None, client_name: str | None, db: int
+    username: str | None, password: str | None, client_name: str | None, db: int,
+    max_reply_size: int = MAX_REPLY,
 ) -> functools.partial[RedisProtocol]:
     """What makes each connection's protocol state (``ConnectOptions.protocol``), its
     arguments checked once, here."""
     for name, value in (("username", username), ("password", password), ("client_name", client_name)):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
-    if isinstance(db, bool) or not isinstance(db, int):
-        raise TypeError(f"db must be an int, not {type(db).__name__}")
+    for name, number in (("db", db), ("max_reply_size", max_reply_size)):
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise TypeError(f"{name} must be an int, not {type(number).__name__}")
+    if max_reply_size < 16:
+        raise ValueError(f"max_reply_size must be 16 bytes or more, not {max_reply_size}")
     make = functools.partial(
-        RedisProtocol, username=username, password=password, client_name=client_name, db=db
+        RedisProtocol, username=username, password=password, client_name=client_name, db=db,
+        max_reply=max_reply_size,
     )
     make()  # a ValueError now for a username without a password, or a negative db
     return make

@@ -17,6 +17,7 @@ from dualio_transports.policy.events import RequestCallback, ResponseCallback, S
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
 from dualio_transports.policy.timeouts import check_timeout
+from dualio_transports.redis_protocol.resp import MAX_REPLY
 
 __all__ = ["Redis"]
 
@@ -28,7 +29,9 @@ class Redis(RedisCommands[S], FaceConnection):
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
     and shared is :class:`FaceConnection`'s. ``password`` (and ``username``, for an
     ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
-    connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
+    connection. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a
+    value): a reply over it fails its call with FrameTooLarge, and the client goes on, on
+    a new connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
     (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A lost connection is opened
     again by the next call, and commands safe to repeat are retried, as ``retry`` allows.
     docs/redis.md says what is not offered yet.
@@ -44,7 +47,7 @@ class Redis(RedisCommands[S], FaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        transport: TransportName = "blocking",
+        max_reply_size: int = MAX_REPLY, transport: TransportName = "blocking",
     ) -> None: ...
 
     @overload
@@ -57,7 +60,7 @@ class Redis(RedisCommands[S], FaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        transport: TransportName = "blocking",
+        max_reply_size: int = MAX_REPLY, transport: TransportName = "blocking",
     ) -> None: ...
 
     def __init__(
@@ -81,11 +84,12 @@ class Redis(RedisCommands[S], FaceConnection):
         on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None,
         held_connections: int = HELD_CONNECTIONS,
+        max_reply_size: int = MAX_REPLY,
         transport: TransportName = "blocking",
     ) -> None:
         check_transport(transport)
         timeout = check_timeout("timeout", timeout)  # before the address
-        protocol = redis_protocol(username, password, client_name, db)
+        protocol = redis_protocol(username, password, client_name, db, max_reply_size)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
         )

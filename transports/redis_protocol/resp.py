@@ -18,10 +18,12 @@ Bounds (a reader's keyword arguments; each is checked as soon as its header arri
 before the bytes it announces are buffered):
 
 =================  ================  ==========================================
-``max_bulk``       64 MiB            bytes in one bulk string, bulk error or
-                                     verbatim string (:class:`FrameTooLarge`)
-``max_elements``   1,048,576         elements one aggregate announces; a map's
-                                     or attribute's count is of its pairs
+``max_bulk``       512 MiB           bytes in one bulk string, bulk error or
+                                     verbatim string, as Redis's own
+                                     ``proto-max-bulk-len`` (:class:`FrameTooLarge`)
+``max_reply``      512 MiB           bytes in one reply, its elements and theirs
+                                     included: an aggregate is bounded by its
+                                     bytes, not by how many elements it has
                                      (:class:`FrameTooLarge`)
 ``max_depth``      64                aggregates open inside one another
                                      (:class:`ProtocolError`)
@@ -53,8 +55,9 @@ from typing import Any
 
 from dualio_transports.wire.errors import FrameTooLarge, ProtocolError
 
-MAX_BULK = 64 * 1024 * 1024
-MAX_ELEMENTS = 1024 * 1024
+MAX_BULK = 512 * 1024 * 1024
+MAX_REPLY = 512 * 1024 * 1024
+_LEAST_ELEMENT = 3  # bytes: the smallest value, a null (_CRLF)
 MAX_DEPTH = 64
 MAX_LINE = 64 * 1024
 
@@ -257,19 +260,19 @@ class ReplyReader:
 
     __slots__ = (
         "_broken", "_buffer", "_bulk_end", "_bulk_kind", "_line_from", "_open", "_pos", "_start", "_type",
-        "max_bulk", "max_depth", "max_elements", "max_line",
+        "max_bulk", "max_depth", "max_line", "max_reply",
     )
 
     def __init__(
         self,
         *,
         max_bulk: int = MAX_BULK,
-        max_elements: int = MAX_ELEMENTS,
+        max_reply: int = MAX_REPLY,
         max_depth: int = MAX_DEPTH,
         max_line: int = MAX_LINE,
     ) -> None:
-        self.max_bulk = max_bulk
-        self.max_elements = max_elements
+        self.max_bulk = min(max_bulk, max_reply)  # a bulk string alone is a whole reply
+        self.max_reply = max_reply
         self.max_depth = max_depth
         self.max_line = max_line
         self._buffer = bytearray()
@@ -418,15 +421,21 @@ class ReplyReader:
 
     def _header(self, kind: int, line: bytes, pos: int) -> bool:
         """Read one line; whether it ended a top-level reply."""
+        if pos - self._start > self.max_reply:
+            raise FrameTooLarge(f"a reply of over {self.max_reply} bytes (max_reply)")
         if kind in _BULKS:
             length = _bounded_length(kind, line, self.max_bulk, "bytes")
             if length < 0:
                 return self._element_done(pos)
             self._bulk_kind = kind
             self._bulk_end = pos + length + 2
+            if self._bulk_end - self._start > self.max_reply:
+                raise FrameTooLarge(f"a reply of over {self.max_reply} bytes (max_reply)")
             return False
         if kind in _AGGREGATES:
-            count = _bounded_length(kind, line, self.max_elements, "elements")
+            count = _bounded_length(kind, line, self.max_reply // _LEAST_ELEMENT, "elements")
+            if self._open and pos - self._start + count * _LEAST_ELEMENT > self.max_reply:
+                raise FrameTooLarge(f"a reply of over {self.max_reply} bytes (max_reply)")
             if count < 0:
                 return self._element_done(pos)
             if len(self._open) >= self.max_depth:

@@ -39,7 +39,14 @@ from typing import Any, Generic, TypeVar
 
 from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import NO_DEADLINE
-from dualio_transports.wire.errors import ClosedError, ConnectionLost, DualioError, ProtocolError, UsageError
+from dualio_transports.wire.errors import (
+    ClosedError,
+    ConnectionLost,
+    DualioError,
+    FrameTooLarge,
+    ProtocolError,
+    UsageError,
+)
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
     HANDSHAKE_KEY,
@@ -415,9 +422,28 @@ class CallTable(Generic[W]):
         self.last_heard = now
         try:
             messages = self._decoder.received(data) if isinstance(data, int) else self._decoder.feed(data)
+        except FrameTooLarge as exc:
+            return self._too_large(exc)
         except ProtocolError as exc:
             return self.fail(exc)
         return self._route(messages)
+
+    def _too_large(self, exc: FrameTooLarge) -> DualioError:
+        """A message over the client's bound. Where answers come in order, the call it
+        answers (the oldest) fails with ``exc``, and the connection, whose bytes can no
+        longer be followed, ends as lost, so the client opens another; the other calls
+        on it end as on any lost connection. Where answers come by key, the message's
+        call cannot be known: the connection fails with ``exc``, as on any protocol error."""
+        if not self._order:  # answers by key: whose message it is cannot be known
+            return self.fail(exc)
+        victim = self.live.get(self._order[0])
+        if victim is not None and not victim.done:
+            victim.error = exc
+            victim.done = True
+            self._wake(victim)
+        lost = ConnectionLost(f"{exc}: the connection was given up for another")
+        lost.__cause__ = exc
+        return self.fail(lost)
 
     def room(self) -> memoryview | None:
         """While a large frame is arriving, where the rest of its payload goes: a
