@@ -36,7 +36,6 @@ NOT_RUN = {
     "REPLICAOF": "would make the server a replica of a made-up host",
     "SLAVEOF": "REPLICAOF's old name",
     "FAILOVER": "hands the server's role over",
-    "CLIENT REPLY": "turns off the replies every call waits for",
     "CLIENT PAUSE": "holds every client of the server",
 }
 """Generated methods this table does not call, and why."""

@@ -193,9 +193,21 @@ async def test_publish_ping_and_any_command(r: Face, key: Callable[[str], str]) 
     assert await r.execute("INCRBYFLOAT", key("e"), "0.5") == b"5.5"
     assert await r.execute("CONFIG", "GET", "save") == {b"save": b""}  # a map
     for refused in (("SUBSCRIBE", "c"), ("unsubscribe", "c"), ("MULTI",), ("WATCH", "k"), ("MONITOR",),
-                    ("SELECT", 1), ("HELLO", 2), ("AUTH", "x"), ("QUIT",)):
+                    ("SELECT", 1), ("HELLO", 2), ("AUTH", "x"), ("QUIT",), ("READONLY",)):
         with pytest.raises(UsageError):
             await r.execute(*refused)
+    for refused, words in (
+        (("CLIENT", "REPLY", "OFF"), "every call waits for its reply"),
+        ((b"client", b"reply", b"skip"), "every call waits for its reply"),
+        (("CLIENT", "SETNAME", "x"), "use client_name="),
+        (("client", "tracking", "on"), "CLIENT TRACKING is refused"),
+        (("CLIENT", "NO-EVICT", "on"), "a new connection would not have it"),
+    ):
+        with pytest.raises(UsageError, match=words):
+            await r.execute(*refused)
+        with pytest.raises(UsageError, match=words):
+            await r.pipeline(("GET", key("e")), refused)
+    assert isinstance(await r.execute("CLIENT", "ID"), int)  # CLIENT's other subcommands go through
     with pytest.raises(ValueError):
         await r.execute()
     assert await r.get(key("e")) == b"5.5"  # nothing refused was sent

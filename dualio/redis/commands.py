@@ -90,6 +90,15 @@ CONNECTION_STATE = {
     "SELECT": "use db=, which every new connection selects",
     "RESET": "it would undo the handshake on a connection that calls share",
     "QUIT": "close the client instead",
+    "CLIENT REPLY": "every call waits for its reply: a connection that sends none would time every call out",
+    "CLIENT SETNAME": "use client_name=, which every new connection sends",
+    "CLIENT SETINFO": "a new connection would not have it",
+    "CLIENT TRACKING": "invalidations would arrive on a connection that calls share",
+    "CLIENT CACHING": "it belongs to CLIENT TRACKING, which is refused",
+    "CLIENT NO-EVICT": "a new connection would not have it",
+    "CLIENT NO-TOUCH": "a new connection would not have it",
+    "READONLY": "a cluster replica's connection state, which a new connection would not have",
+    "READWRITE": "a cluster replica's connection state, which a new connection would not have",
 }
 """Commands that change the connection's state, which a new connection would not have."""
 _SECONDS = ("timeout", "connect_timeout", "keepalive")
@@ -166,12 +175,17 @@ def _set_reply(raw: bytes) -> bool:
     return value is not None
 
 
-def _refused(name: str) -> str | None:
-    """Why ``execute`` and batches refuse the command ``name``, or None."""
+def _refused(name: str, command: Sequence[Arg] = ()) -> str | None:
+    """Why ``execute`` and batches refuse the command ``name`` (``command``, whole: a
+    container's subcommand is its second word), or None."""
     if name in NOT_A_COMMAND:
         return f"{name} is not a command here: {NOT_A_COMMAND[name]}"
     if name in CONNECTION_STATE:
         return f"{name} is refused here: {CONNECTION_STATE[name]}"
+    if name == "CLIENT" and len(command) > 1 and command[1].__class__ in (str, bytes):
+        full = f"CLIENT {_name(command[1])}"
+        if full in CONNECTION_STATE:
+            return f"{full} is refused here: {CONNECTION_STATE[full]}"
     return None
 
 
@@ -224,12 +238,14 @@ class AsyncRedisCommands(AsyncMethods[S]):
         holds (BLPOP, XREAD BLOCK, WAIT) runs on a connection of its own, as
         :meth:`blpop` does; give it a ``timeout`` longer than its own. Refused with a
         UsageError: subscribing (use :meth:`subscribe`), MULTI, EXEC, DISCARD and WATCH
-        (use :meth:`transaction`), MONITOR, and HELLO, AUTH, SELECT, RESET and QUIT,
-        which change a connection the next one would not copy."""
+        (use :meth:`transaction`), MONITOR, CLIENT REPLY (every call waits for a reply),
+        and what changes a connection the next one would not copy: HELLO, AUTH, SELECT,
+        RESET, QUIT, CLIENT SETNAME (use ``client_name=``), CLIENT TRACKING, CACHING,
+        NO-EVICT, NO-TOUCH and SETINFO, READONLY, READWRITE."""
         if not args:
             raise ValueError("execute() needs a command")
         name = _name(args[0])
-        refused = _refused(name)
+        refused = _refused(name, args)
         if refused is not None:
             raise UsageError(refused)
         request = Request(name, encode_command(*args), self._value, name in RETRIED)
@@ -285,14 +301,14 @@ class AsyncRedisCommands(AsyncMethods[S]):
                 append(encode_command(*command))
                 continue
             name = _name(first)
-            refused = _refused(name)
+            refused = _refused(name, command)
             encoded = encode_command(*command)
             if refused is None and not held and commands.held(name, encoded):
                 refused = f"{name} is a command the server holds: it would hold up every call in a pipeline"
             if refused is not None:
                 raise UsageError(refused)
             if first.__class__ is str and name not in commands.HELD and name not in commands.HELD_WITH_BLOCK \
-                    and len(plain) < _MAX_PLAIN:
+                    and name != "CLIENT" and len(plain) < _MAX_PLAIN:
                 plain.add(first)
             append(encoded)
         if not parts:

@@ -536,17 +536,6 @@ class AsyncMethods(AsyncMethodSupport[S]):
         return await self._held_command(request, wait, timeout)
         return await self._call(request, timeout)
 
-    async def client_caching(self, mode: Literal["YES", "NO"], *, timeout: Timeout = UNSET) -> bool:
-        """CLIENT CACHING: Instruct the server about tracking or not keys in the next request (Redis
-        6.0.0).
-        """
-        try:
-            command = encode_command("CLIENT", "CACHING", mode)
-        except TypeError:
-            raise _wrong("client_caching", ("mode", mode, "arg")) from None
-        request: Request[bool] = _request(Request, ("CLIENT CACHING", command, self._okay, False, 1, _UNARY))
-        return await self._call(request, timeout)
-
     async def client_getname(self, *, timeout: Timeout = UNSET) -> S | None:
         """CLIENT GETNAME: Get the current connection name (Redis 2.6.9)."""
         try:
@@ -635,15 +624,6 @@ class AsyncMethods(AsyncMethodSupport[S]):
         request: Request[S] = _request(Request, ("CLIENT LIST", command, self._string, False, 1, _UNARY))
         return await self._call(request, timeout)
 
-    async def client_no_evict(self, enabled: Literal["ON", "OFF"], *, timeout: Timeout = UNSET) -> bool:
-        """CLIENT NO-EVICT: Set client eviction mode for the current connection (Redis 7.0.0)."""
-        try:
-            command = encode_command("CLIENT", "NO-EVICT", enabled)
-        except TypeError:
-            raise _wrong("client_no_evict", ("enabled", enabled, "arg")) from None
-        request: Request[bool] = _request(Request, ("CLIENT NO-EVICT", command, self._okay, False, 1, _UNARY))
-        return await self._call(request, timeout)
-
     async def client_pause(
         self, server_timeout: int, *, write: bool = False, all: bool = False, timeout: Timeout = UNSET,
     ) -> bool:
@@ -660,58 +640,6 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("client_pause", ("server_timeout", server_timeout, "arg")) from None
         request: Request[bool] = _request(Request, ("CLIENT PAUSE", command, self._okay, False, 1, _UNARY))
-        return await self._call(request, timeout)
-
-    async def client_reply(
-        self, on_off_skip: Literal["ON", "OFF", "SKIP"], *, timeout: Timeout = UNSET,
-    ) -> bool:
-        """CLIENT REPLY: Instruct the server whether to reply to commands (Redis 3.2.0)."""
-        try:
-            command = encode_command("CLIENT", "REPLY", on_off_skip)
-        except TypeError:
-            raise _wrong("client_reply", ("on_off_skip", on_off_skip, "arg")) from None
-        request: Request[bool] = _request(Request, ("CLIENT REPLY", command, self._okay, False, 1, _UNARY))
-        return await self._call(request, timeout)
-
-    async def client_setname(self, connection_name: Arg, *, timeout: Timeout = UNSET) -> bool:
-        """CLIENT SETNAME: Set the current connection name (Redis 2.6.9)."""
-        try:
-            command = encode_command("CLIENT", "SETNAME", connection_name)
-        except TypeError:
-            raise _wrong("client_setname", ("connection_name", connection_name, "arg")) from None
-        request: Request[bool] = _request(Request, ("CLIENT SETNAME", command, self._okay, False, 1, _UNARY))
-        return await self._call(request, timeout)
-
-    async def client_tracking(
-        self, status: Literal["ON", "OFF"], *, redirect: int | None = None,
-        prefix: Arg | Sequence[Arg] = (), bcast: bool = False, optin: bool = False, optout: bool = False,
-        noloop: bool = False, timeout: Timeout = UNSET,
-    ) -> bool:
-        """CLIENT TRACKING: Enable or disable server assisted client side caching support (Redis 6.0.0)."""
-        try:
-            words: builtins.list[Arg] = ["CLIENT", "TRACKING"]
-            words.append(status)
-            if redirect is not None:
-                words += ("REDIRECT", redirect)
-            for item in _many(prefix):
-                words += ("PREFIX", item)
-            if bcast:
-                words.append("BCAST")
-            if optin:
-                words.append("OPTIN")
-            if optout:
-                words.append("OPTOUT")
-            if noloop:
-                words.append("NOLOOP")
-            command = encode_command(*words)
-        except (TypeError, AttributeError):
-            raise _wrong(
-                "client_tracking",
-                ("status", status, "arg"),
-                ("redirect", redirect, "arg"),
-                ("prefix", prefix, "many"),
-            ) from None
-        request: Request[bool] = _request(Request, ("CLIENT TRACKING", command, self._okay, False, 1, _UNARY))
         return await self._call(request, timeout)
 
     async def client_trackinginfo(self, *, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
@@ -3315,24 +3243,6 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("randomkey") from None
         request: Request[S | None] = _request(Request, ("RANDOMKEY", command, self._string, True, 1, _UNARY))
-        return await self._call(request, timeout)
-
-    async def readonly(self, *, timeout: Timeout = UNSET) -> bool:
-        """READONLY: Enables read queries for a connection to a cluster replica node (Redis 3.0.0)."""
-        try:
-            command = encode_command("READONLY")
-        except TypeError:
-            raise _wrong("readonly") from None
-        request: Request[bool] = _request(Request, ("READONLY", command, self._okay, False, 1, _UNARY))
-        return await self._call(request, timeout)
-
-    async def readwrite(self, *, timeout: Timeout = UNSET) -> bool:
-        """READWRITE: Disables read queries for a connection to a cluster replica node (Redis 3.0.0)."""
-        try:
-            command = encode_command("READWRITE")
-        except TypeError:
-            raise _wrong("readwrite") from None
-        request: Request[bool] = _request(Request, ("READWRITE", command, self._okay, False, 1, _UNARY))
         return await self._call(request, timeout)
 
     async def rename(self, name: Arg, newkey: Arg, *, timeout: Timeout = UNSET) -> bool:
