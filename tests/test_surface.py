@@ -95,7 +95,8 @@ def test_the_redis_constructor() -> None:
         ("client_name", None), ("timeout", 30.0), ("connect_timeout", 10.0), ("tls", None),
         ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
         ("decode_responses", False), ("lazy", False), ("on_state", None), ("on_request", None),
-        ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20), ("transport", "blocking"),
+        ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20),
+        ("transport", "blocking"),
     ]
 
 
