@@ -28,6 +28,7 @@ from dualio import (
     DualioError,
     DualioTimeout,
     FrameTooLarge,
+    ProtocolError,
     RemoteError,
     RetriesExhausted,
     RetryPolicy,
@@ -713,6 +714,28 @@ async def test_a_subscription_gets_messages_while_commands_go_on_and_leaving_uns
     assert await again.next() == (news.encode(), b"four", None)
     await again.close()
     assert await r.get(key("k")) == b"v" and not r.client.closed
+
+
+async def test_a_message_that_is_not_text_fails_alone_and_the_subscription_goes_on(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    """decode_responses=True, and a message that is not UTF-8: reading it raises a
+    ProtocolError, and the next message comes, still subscribed."""
+    r = await connect(transport, redis_server, decode_responses=True)
+    try:
+        channel = key("binary")
+        messages = await Subscribed(r, (channel,), False).enter()
+        try:
+            assert await r.publish(channel, b"\xff\xfe") == 1
+            assert await r.publish(channel, "text") == 1
+            with pytest.raises(ProtocolError, match="not UTF-8"):
+                await messages.next()
+            assert await messages.next() == (channel, "text", None)
+            assert await subscribers(r, channel) == 1
+        finally:
+            await messages.close()
+    finally:
+        await r.aclose()
 
 
 async def test_a_subscription_refused_by_the_server_fails_alone(

@@ -535,13 +535,13 @@ class AsyncSubscription(Generic[S]):
         self._closed = False
 
     def _message(self, raw: bytes) -> Message[S] | None:
-        """A push as the message it carries; None for the server's confirmation."""
+        """A push as the message it carries, as it came (bytes: ``__anext__`` decodes
+        it, so a message that is not text fails alone); None for the server's
+        confirmation."""
         push = cast("list[Any]", parse(raw))
         kind = push[0]
         if kind in (b"subscribe", b"psubscribe"):
             return None
-        if self._client.decode_responses:
-            push = cast("list[Any]", _text(push))
         if kind == b"pmessage":
             return Message(push[2], push[3], push[1])
         return Message(push[1], push[2])
@@ -606,10 +606,15 @@ class AsyncSubscription(Generic[S]):
         return self
 
     async def __anext__(self) -> Message[S]:
+        """The next message. With ``decode_responses``, one that is not UTF-8 raises a
+        ProtocolError for itself, and the subscription goes on: the next call gives the
+        next message."""
         messages = self._started()
         while True:
             message = await messages.__anext__()
             if message is not None:
+                if self._client.decode_responses:
+                    return Message(*cast("list[Any]", _text(builtins.list(message))))
                 return message
 
     async def aclose(self) -> None:

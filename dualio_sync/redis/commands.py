@@ -517,13 +517,13 @@ class Subscription(Generic[S]):
         self._closed = False
 
     def _message(self, raw: bytes) -> Message[S] | None:
-        """A push as the message it carries; None for the server's confirmation."""
+        """A push as the message it carries, as it came (bytes: ``__next__`` decodes
+        it, so a message that is not text fails alone); None for the server's
+        confirmation."""
         push = cast("list[Any]", parse(raw))
         kind = push[0]
         if kind in (b"subscribe", b"psubscribe"):
             return None
-        if self._client.decode_responses:
-            push = cast("list[Any]", _text(push))
         if kind == b"pmessage":
             return Message(push[2], push[3], push[1])
         return Message(push[1], push[2])
@@ -588,10 +588,15 @@ class Subscription(Generic[S]):
         return self
 
     def __next__(self) -> Message[S]:
+        """The next message. With ``decode_responses``, one that is not UTF-8 raises a
+        ProtocolError for itself, and the subscription goes on: the next call gives the
+        next message."""
         messages = self._started()
         while True:
             message = messages.__next__()
             if message is not None:
+                if self._client.decode_responses:
+                    return Message(*cast("list[Any]", _text(builtins.list(message))))
                 return message
 
     def close(self) -> None:
