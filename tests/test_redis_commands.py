@@ -18,6 +18,7 @@ import pytest
 
 from dualio.devtools import redis_methods as generator
 from dualio.devtools import redis_overrides as overrides
+from dualio.redis import ExecAbortError, NoScriptError, WrongTypeError
 from dualio.redis import Redis as AsyncRedis
 from dualio.redis.methods import AsyncMethods
 from dualio_sync.redis import Redis as SyncRedis
@@ -196,7 +197,14 @@ def test_a_server_error_carries_the_server_s_message(server: RedisServer) -> Non
         r.rpush("k:list", "a")
         with pytest.raises(RedisError, match="WRONGTYPE Operation against a key holding the wrong") as info:
             r.incr("k:list")
-        assert info.value.prefix == "WRONGTYPE"
+        assert info.value.prefix == "WRONGTYPE" and isinstance(info.value, WrongTypeError)
+        with pytest.raises(NoScriptError, match="NOSCRIPT"):
+            r.evalsha("0" * 40)
+        r.rpush("k:queued", "x")
+        with pytest.raises(ExecAbortError, match="EXECABORT"):
+            r.transaction(("INCR", "k:z2"), ("NOSUCHCOMMAND",))
+        outcome = r.pipeline(("INCR", "k:list"), ("GET", "k:none"), raise_on_error=False)
+        assert isinstance(outcome[0], WrongTypeError) and outcome[1] is None
         with pytest.raises(RedisError, match="syntax error, LIMIT is only supported in combination with"):
             r.zrange("k:z", 0, 1, offset=0, num=1)  # LIMIT without BYSCORE or BYLEX
 

@@ -5,6 +5,33 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 """
 
 from dualio_sync.redis.client import Redis
-from dualio_transports.redis_protocol.errors import RedisError
+from dualio_transports.redis_protocol.errors import (
+    AskError,
+    BusyError,
+    ClusterDownError,
+    ExecAbortError,
+    LoadingError,
+    MovedError,
+    NoPermissionError,
+    NoScriptError,
+    ReadOnlyError,
+    RedisError,
+    TryAgainError,
+    WrongTypeError,
+)
 
-__all__ = ["Redis", "RedisError"]
+__all__ = [
+    "AskError",
+    "BusyError",
+    "ClusterDownError",
+    "ExecAbortError",
+    "LoadingError",
+    "MovedError",
+    "NoPermissionError",
+    "NoScriptError",
+    "ReadOnlyError",
+    "Redis",
+    "RedisError",
+    "TryAgainError",
+    "WrongTypeError",
+]

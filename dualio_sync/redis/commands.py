@@ -37,7 +37,7 @@ from dualio_transports.policy.url import query_items, seconds, split_url
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.command_spec import RETRIED
-from dualio_transports.redis_protocol.errors import RedisError
+from dualio_transports.redis_protocol.errors import ExecAbortError, NoScriptError, RedisError, redis_error
 from dualio_transports.redis_protocol.resp import (
     MAX_REPLY,
     ErrorReply,
@@ -301,7 +301,7 @@ class RedisCommands(Methods[S]):
 
     def _reply_value(self, value: Value) -> Any:
         if isinstance(value, ErrorReply):
-            return RedisError(value.text)
+            return redis_error(value.text)
         return _text(value) if self.decode_responses else value
 
     def _pipeline_reply(self, raise_on_error: bool, raw: bytes) -> list[Any]:
@@ -315,9 +315,9 @@ class RedisCommands(Methods[S]):
         refusals = [value for value in (multi, *queued) if isinstance(value, ErrorReply)]
         if refusals:
             reasons = "; ".join(value.text for value in refusals)
-            raise RedisError(f"EXECABORT the transaction did not run: {reasons}")
+            raise ExecAbortError(f"EXECABORT the transaction did not run: {reasons}")
         if isinstance(executed, ErrorReply):
-            raise RedisError(executed.text)
+            raise redis_error(executed.text)
         if not isinstance(executed, builtins.list):
             raise ProtocolError(f"expected EXEC's array of replies, got {executed!r}")
         return _raise_first(builtins.list(map(self._reply_value, executed)), raise_on_error)
@@ -481,9 +481,8 @@ class Script(Generic[S]):
         """The script's reply for ``keys`` and ``args``."""
         try:
             return self._client.evalsha(self.sha, keys, *args, timeout=timeout)
-        except RedisError as exc:
-            if exc.prefix != "NOSCRIPT":
-                raise
+        except NoScriptError:
+            pass
         return self._client.eval(self.script, keys, *args, timeout=timeout)
 
 

@@ -35,7 +35,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from dualio_transports.redis_protocol import commands
-from dualio_transports.redis_protocol.errors import RedisError, handshake_error, refuses_hello
+from dualio_transports.redis_protocol.errors import RedisError, handshake_error, redis_error, refuses_hello
 from dualio_transports.redis_protocol.resp import (
     BULK_LENGTHS,
     BULK_STRING,
@@ -374,7 +374,7 @@ class RedisProtocol:
         self.subscriptions.refused(key)
         error = parse(payload)
         text = error.text if isinstance(error, ErrorReply) else repr(error)
-        return RedisError(text)
+        return redis_error(text)
 
     @staticmethod
     def describe_kind(kind: Any) -> str:

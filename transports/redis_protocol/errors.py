@@ -34,6 +34,63 @@ class RedisError(RemoteError):
         self.retryable = self.prefix in RETRYABLE_CODES
 
 
+class WrongTypeError(RedisError):
+    """WRONGTYPE: the key holds another kind of value than the command works on."""
+
+
+class NoScriptError(RedisError):
+    """NOSCRIPT: no script of that SHA1 is loaded (EVALSHA)."""
+
+
+class NoPermissionError(RedisError):
+    """NOPERM: the user's ACL does not allow the command or the key."""
+
+
+class BusyError(RedisError):
+    """BUSY: a script or function is running; the server may run the command later."""
+
+
+class LoadingError(RedisError):
+    """LOADING: the server is loading its data set; it may run the command later."""
+
+
+class ReadOnlyError(RedisError):
+    """READONLY: a write sent to a replica."""
+
+
+class ExecAbortError(RedisError):
+    """EXECABORT: a transaction did not run, a command of it refused as it was queued."""
+
+
+class MovedError(RedisError):
+    """MOVED: in a cluster, the key's slot is served by another node, for good."""
+
+
+class AskError(RedisError):
+    """ASK: in a cluster, the key's slot is moving; ask the other node, this once."""
+
+
+class TryAgainError(RedisError):
+    """TRYAGAIN: in a cluster, a multi-key command met a slot being moved; try again later."""
+
+
+class ClusterDownError(RedisError):
+    """CLUSTERDOWN: the cluster cannot serve the slot now."""
+
+
+BY_PREFIX: dict[str, type[RedisError]] = {
+    "WRONGTYPE": WrongTypeError, "NOSCRIPT": NoScriptError, "NOPERM": NoPermissionError, "BUSY": BusyError,
+    "LOADING": LoadingError, "READONLY": ReadOnlyError, "EXECABORT": ExecAbortError, "MOVED": MovedError,
+    "ASK": AskError, "TRYAGAIN": TryAgainError, "CLUSTERDOWN": ClusterDownError,
+}
+"""The class of a server's error reply by its first word; any other is a :class:`RedisError`."""
+
+
+def redis_error(text: str) -> RedisError:
+    """The error a server's error reply ``text`` means: the class of its prefix."""
+    return BY_PREFIX.get(ErrorReply(text).code, RedisError)(text)
+
+
 def refuses_hello(reply: ErrorReply) -> bool:
     """The error reply of a server that does not know HELLO (before Redis 6): it speaks RESP2."""
     return reply.text.startswith("ERR unknown command")
