@@ -35,8 +35,8 @@ from dualio import (
     UsageError,
 )
 from dualio.lab.common.fault_proxy import FaultProxy, Toxic
+from dualio.redis import LockError, LockNotOwnedError, RedisError, WatchError
 from dualio.redis import Redis as AsyncRedis
-from dualio.redis import RedisError
 from dualio_sync.redis import Redis as SyncRedis
 from dualio_sync.redis.commands import RedisCommands, parse_url
 from dualio_transports.wire.request import Request
@@ -558,6 +558,154 @@ async def test_a_consumer_group_reads_with_block_on_a_connection_of_its_own(
     assert await r.xrange(stream, "-", "+") == [(entry, {b"job": b"build"})]
 
 
+# -- optimistic transactions and locks --------------------------------------------------------
+
+
+async def _run(r: Face, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args)`` of a client's object (a watch, a lock): awaited on the async face, in
+    a worker thread on the blocking one."""
+    if isinstance(r.client, AsyncRedis):
+        return await fn(*args, **kwargs)
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
+async def _enter(r: Face, manager: Any) -> Any:
+    return await _run(r, manager.__aenter__ if isinstance(r.client, AsyncRedis) else manager.__enter__)
+
+
+async def _exit(r: Face, manager: Any) -> None:
+    leave = manager.__aexit__ if isinstance(r.client, AsyncRedis) else manager.__exit__
+    await _run(r, leave, None, None, None)
+
+
+async def test_a_watch_runs_its_transaction_unless_a_watched_key_changed(
+    r: Face, redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    stock = key("stock")
+    await r.set(stock, 10)
+    tx = await _enter(r, r.client.watch(stock))
+    try:
+        left = int(await _run(r, tx.get, stock))
+        assert await r.get(key("other"), timeout=2) is None  # the shared connection goes on meanwhile
+        assert await _run(r, tx.transaction, ("SET", stock, left - 3), ("GET", stock)) == [b"OK", b"7"]
+    finally:
+        await _exit(r, tx)
+    other = await connect(transport, redis_server)
+    try:
+        tx = await _enter(r, r.client.watch(stock))
+        try:
+            await _run(r, tx.get, stock)
+            await other.set(stock, 100)  # another client changes it between WATCH and EXEC
+            with pytest.raises(WatchError, match="a watched key changed"):
+                await _run(r, tx.transaction, ("SET", stock, 1))
+        finally:
+            await _exit(r, tx)
+        assert await r.get(stock) == b"100"  # nothing ran
+        tx = await _enter(r, r.client.watch(stock))  # left without EXEC: UNWATCH, the connection reused
+        await _exit(r, tx)
+        with pytest.raises(UsageError):
+            await _run(r, tx.get, stock)  # outside its block
+    finally:
+        await other.aclose()
+
+
+async def test_a_transaction_of_a_function_tries_again_while_a_watched_key_changes(
+    r: Face, redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    counter = key("counter")
+    await r.set(counter, 0)
+    other = await connect(transport, redis_server)
+    tries: list[int] = []
+    sync = not isinstance(r.client, AsyncRedis)
+    portal = anyio.from_thread if sync else None
+
+    def disturb() -> None:  # runs in a worker thread on the blocking face
+        if portal is not None:
+            portal.run(other.incr, counter)
+
+    async def double_async(tx: Any) -> int:
+        value = int(await tx.get(counter))
+        tries.append(value)
+        if len(tries) < 3:
+            await other.incr(counter)  # changed after WATCH: this try is void
+        return int((await tx.transaction(("SET", counter, value * 2)))[0] == b"OK")
+
+    def double_sync(tx: Any) -> int:
+        value = int(tx.get(counter))
+        tries.append(value)
+        if len(tries) < 3:
+            disturb()
+        return int(tx.transaction(("SET", counter, value * 2))[0] == b"OK")
+
+    try:
+        result = await _run(r, r.client.transaction, double_sync if sync else double_async, counter)
+        assert result == 1 and tries == [0, 1, 2] and await r.get(counter) == b"4"
+        tries.clear()
+        await r.set(counter, 0)
+        with pytest.raises(WatchError):  # every try disturbed
+            await _run(r, r.client.transaction, double_sync if sync else double_async, counter, attempts=2)
+    finally:
+        await other.aclose()
+
+
+async def test_a_lock_is_held_by_one_holder_and_a_late_release_frees_nobody_else_s(
+    r: Face, redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    name = key("lock")
+    other = await connect(transport, redis_server)
+    try:
+        first = r.client.lock(name, lease=0.3)
+        second = other.client.lock(name, lease=10)
+        assert await _run(r, first.acquire) is True
+        assert await _run(other, second.acquire, blocking=False) is False
+        assert await _run(other, second.acquire, wait=0.05) is False
+        assert await _run(other, second.acquire, wait=5) is True  # once the first's lease ran out
+        assert await _run(r, first.owned) is False and await _run(other, second.owned) is True
+        with pytest.raises(LockNotOwnedError):
+            await _run(r, first.release)  # too late: the second holder's lock is left alone
+        assert await _run(other, second.locked) is True and await r.pttl(name) > 5000
+        late = r.client.lock(key("late"), lease=0.05)
+        assert await _run(r, late.acquire) is True
+        await anyio.sleep(0.2)
+        with pytest.raises(LockNotOwnedError):
+            await _run(r, late.extend, 10)  # its lease ran out: nothing extended
+        assert await r.exists(key("late")) == 0
+        await _run(other, second.extend, 20)
+        assert await r.pttl(name) > 20_000
+        await _run(other, second.release)
+        assert await r.exists(name) == 0
+        with pytest.raises(LockError, match="not held"):
+            await _run(other, second.release)
+    finally:
+        await other.aclose()
+
+
+async def test_a_lock_makes_its_holders_take_turns(r: Face, key: Callable[[str], str]) -> None:
+    name, total = key("lock"), key("total")
+    await r.set(total, 0)
+
+    async def add_one() -> None:
+        lock = r.client.lock(name, lease=5, wait=10, sleep=0.01)
+        await _enter(r, lock)
+        try:
+            value = int(await r.get(total))
+            await anyio.sleep(0.005)
+            await r.set(total, value + 1)  # lost updates, were two inside at once
+        finally:
+            await _exit(r, lock)
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(8):
+            tasks.start_soon(add_one)
+    assert await r.get(total) == b"8" and await r.exists(name) == 0
+    held = r.client.lock(name, lease=5, wait=0)
+    blocker = r.client.lock(name, lease=5)
+    await _run(r, blocker.acquire)
+    with pytest.raises(LockError, match="did not come free"):
+        await _enter(r, held)
+    await _run(r, blocker.release)
+
+
 # -- commands the server holds --------------------------------------------------------------
 
 async def test_blpop_waits_on_a_connection_of_its_own(
@@ -829,7 +977,7 @@ async def test_telemetry_follows_the_database_conventions_and_never_names_a_key_
         assert not any(secret in str(value) for value in attributes.values()
                        for secret in (secret_key, secret_value)), attributes
     failed = finished[2]
-    assert failed.status.status_code is StatusCode.ERROR and failed.attributes["error.type"] == "RedisError"
+    assert failed.status.status_code is StatusCode.ERROR and failed.attributes["error.type"] == "WrongTypeError"
     data = reader.get_metrics_data()
     assert data is not None
     metrics = [m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics]

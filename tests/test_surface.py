@@ -24,9 +24,10 @@ FACES = [
     pytest.param(SyncRedis, AsyncRedis, id="redis"),
 ]
 ITERATORS = {"scan_iter", "hscan_iter", "sscan_iter", "zscan_iter"}
-STREAMS = {Client: {"words"}, SyncRedis: {"subscribe", "psubscribe", "register_script", *ITERATORS}}
+STREAMS = {Client: {"words"}, SyncRedis: {"subscribe", "psubscribe", "register_script", "watch", "lock",
+                                         *ITERATORS}}
 """Methods of the async face that are not coroutine functions: they give a stream, an
-iterator or a script to call."""
+iterator, a script to call, a watch or a lock."""
 GENERATED = {
     redis_methods.plan(name, spec).name for name, spec in redis_methods.commands(redis_methods.load()).items()
     if name not in redis_overrides.HAND_WRITTEN
@@ -35,7 +36,7 @@ METHODS = {
     Client: {"echo", "upper", "sleep", "blob", "words", "stats", "ping", "call"},
     SyncRedis: {
         *GENERATED, "execute", "set", "ping", "pipeline", "transaction", "subscribe", "psubscribe",
-        "register_script", *ITERATORS,
+        "register_script", "watch", "lock", *ITERATORS,
     },
 }
 

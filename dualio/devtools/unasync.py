@@ -31,14 +31,16 @@ RULES: Substitutions = [
     (r"\bfrom dualio\.service_methods\b", "from dualio_sync.service_methods"),
     (r"\bfrom dualio\.redis\.commands\b", "from dualio_sync.redis.commands"),
     (r"\bfrom dualio\.redis\.methods\b", "from dualio_sync.redis.methods"),
+    (r"\bfrom dualio\.redis\.watch\b", "from dualio_sync.redis.watch"),
+    (r"\bfrom dualio\.redis\.lock\b", "from dualio_sync.redis.lock"),
     (r"\bfrom dualio\.redis\.method_support\b", "from dualio_sync.redis.method_support"),
     (r"\bfrom dualio\.redis\.client\b", "from dualio_sync.redis.client"),
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
     (r"^    \"(emulate_async|AwaitableCallback|EventedCallback)\",\n", ""),
     (r"\bAsyncOnly, ", ""),
+    (r"\bimport AsyncGenerator, Awaitable, Callable, Iterable,", "import Callable, Generator, Iterable,"),
     (r"\bimport AsyncGenerator, Awaitable, ", "import "),
-    (r"\bimport AsyncGenerator, Callable,", "import Callable, Generator,"),
     (r"\bfrom typing import (\w+, )*Unpack\n", ""),
     (r", Unpack\b", ""),
     # what only the async face takes (AsyncOnly): its constructors' arguments
@@ -61,6 +63,7 @@ RULES: Substitutions = [
     (r"\bAsyncGenerator\b", "Generator"),
     (r"\bAsyncIterator\b", "Iterator"),
     (r"\bAwaitable\[None\]", "None"),
+    (r"\bAwaitable\[T\]", "T"),
     # the faces' names
     (r"\bAsyncCalls\b", "Calls"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
@@ -70,6 +73,8 @@ RULES: Substitutions = [
     (r"\bAsyncMethods\b", "Methods"),
     (r"\bAsyncMethodSupport\b", "MethodSupport"),
     (r"\bAsyncScript\b", "Script"),
+    (r"\bAsyncWatch\b", "Watch"),
+    (r"\bAsyncLock\b", "Lock"),
     (r"\bAsyncSubscription\b", "Subscription"),
     (r"\bAsyncClient\b", "Client"),
 ]
@@ -113,6 +118,16 @@ FILES: dict[str, tuple[str, str]] = {
     "dualio/redis/methods.py": (
         "dualio_sync/redis/methods.py",
         _docstring("Every Redis command a typed method of the blocking face.", "dualio/redis/methods.py"),
+    ),
+    "dualio/redis/watch.py": (
+        "dualio_sync/redis/watch.py",
+        _docstring("Optimistic transactions on the blocking face: WATCH on a connection of its own.",
+                   "dualio/redis/watch.py"),
+    ),
+    "dualio/redis/lock.py": (
+        "dualio_sync/redis/lock.py",
+        _docstring('A lock on one Redis server, blocking face: ``with r.lock("report", lease=10):``.',
+                   "dualio/redis/lock.py"),
     ),
     "dualio/redis/client.py": (
         "dualio_sync/redis/client.py",

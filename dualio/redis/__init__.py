@@ -7,12 +7,15 @@ from dualio_transports.redis_protocol.errors import (
     ClusterDownError,
     ExecAbortError,
     LoadingError,
+    LockError,
+    LockNotOwnedError,
     MovedError,
     NoPermissionError,
     NoScriptError,
     ReadOnlyError,
     RedisError,
     TryAgainError,
+    WatchError,
     WrongTypeError,
 )
 
@@ -22,6 +25,8 @@ __all__ = [
     "ClusterDownError",
     "ExecAbortError",
     "LoadingError",
+    "LockError",
+    "LockNotOwnedError",
     "MovedError",
     "NoPermissionError",
     "NoScriptError",
@@ -29,5 +34,6 @@ __all__ = [
     "Redis",
     "RedisError",
     "TryAgainError",
+    "WatchError",
     "WrongTypeError",
 ]

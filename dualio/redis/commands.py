@@ -29,16 +29,20 @@ import functools
 import hashlib
 import logging
 import ssl
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from datetime import timedelta
 from types import TracebackType
-from typing import Any, Generic, Literal, NamedTuple, Self, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Self, cast, overload
 from urllib.parse import unquote
 
+if TYPE_CHECKING:
+    from dualio.redis.lock import AsyncLock
+    from dualio.redis.watch import AsyncWatch
 from dualio.redis.method_support import (
     _UNARY,
     Arg,
     S,
+    T,
     Timeout,
     _milliseconds,
     _one_of,
@@ -55,7 +59,13 @@ from dualio_transports.policy.url import query_items, seconds, split_url
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.command_spec import RETRIED
-from dualio_transports.redis_protocol.errors import ExecAbortError, NoScriptError, RedisError, redis_error
+from dualio_transports.redis_protocol.errors import (
+    ExecAbortError,
+    NoScriptError,
+    RedisError,
+    WatchError,
+    redis_error,
+)
 from dualio_transports.redis_protocol.resp import (
     MAX_REPLY,
     ErrorReply,
@@ -268,9 +278,19 @@ class AsyncRedisCommands(AsyncMethods[S]):
         request = self._batch("pipeline", commands, self._pipeline_reply, raise_on_error, held=False)
         return [] if request is None else await self._call(request, timeout)
 
+    @overload
     async def transaction(
         self, *commands: Sequence[Arg], raise_on_error: bool = True, timeout: Timeout = UNSET,
-    ) -> list[Any]:
+    ) -> list[Any]: ...
+
+    @overload
+    async def transaction(
+        self, func: Callable[[AsyncWatch[S]], Awaitable[T]], /, *names: Arg, attempts: int = 16,
+        timeout: Timeout = UNSET,
+    ) -> T: ...
+
+    async def transaction(self, *commands: Any, raise_on_error: bool = True, attempts: int = 16,
+                          timeout: Timeout = UNSET) -> Any:
         """Run ``commands`` as one transaction: MULTI, the commands and EXEC in one write,
         so no other call's command runs between them. A list of their values; a command
         the server refused to queue aborts the whole transaction (a RedisError naming
@@ -278,9 +298,50 @@ class AsyncRedisCommands(AsyncMethods[S]):
         ``raise_on_error=False``, takes its place in the list). A command the server
         would hold runs without waiting inside a transaction. A connection lost before
         EXEC's reply leaves unknown whether the transaction ran: ConnectionLost, never
-        sent again."""
+        sent again.
+
+        ``transaction(func, *names)``, as redis-py's: an optimistic transaction, tried
+        up to ``attempts`` times. Each try watches ``names`` (:meth:`watch`) and calls
+        ``func(tx)``, which reads through ``tx`` and ends with ``tx.transaction(...)``;
+        a WatchError (a watched key changed) tries again, the last one is raised.
+        ``func``'s value is returned."""
+        if commands and callable(commands[0]):
+            func, names = commands[0], commands[1:]
+            if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+                raise ValueError(f"attempts must be 1 or more, not {attempts!r}")
+            for attempt in range(attempts):
+                try:
+                    async with self.watch(*names, timeout=timeout) as tx:
+                        return await func(tx)
+                except WatchError:
+                    if attempt == attempts - 1:
+                        raise
         request = self._batch("transaction", commands, self._transaction_reply, raise_on_error, held=True)
         return [] if request is None else await self._call(request, timeout)
+
+    def lock(
+        self, name: Arg, lease: float | timedelta = 30.0, *, wait: float | None = None, sleep: float = 0.1,
+        timeout: Timeout = UNSET,
+    ) -> AsyncLock[S]:
+        """A lock named ``name`` (:mod:`dualio.redis.lock`): ``async with r.lock("job", lease=10)``.
+        A holder keeps it ``lease`` (seconds or a timedelta) unless it extends it;
+        taking it waits up to ``wait`` seconds (None: as long as it takes), trying every
+        ``sleep``; ``timeout`` bounds each call it makes. Its release never frees a
+        lock another holder took after this one's lease ran out."""
+        from dualio.redis.lock import AsyncLock
+
+        return AsyncLock(self, name, lease, wait, sleep, timeout)
+
+    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> AsyncWatch[S]:
+        """WATCH ``names`` on a connection of the client's own for the duration:
+        ``async with r.watch("k") as tx``. ``tx`` has every command method, run on that
+        connection; ``await tx.transaction(...)`` runs MULTI ... EXEC there and raises
+        WatchError when a watched key changed since WATCH. The connection is one of the
+        ``held_connections``; ``timeout`` is each call's in the block (the client's by
+        default). See :mod:`dualio.redis.watch`."""
+        from dualio.redis.watch import AsyncWatch
+
+        return AsyncWatch(self, names, timeout)
 
     def _batch(
         self, method: str, batch: Iterable[Sequence[Arg]],
@@ -336,6 +397,8 @@ class AsyncRedisCommands(AsyncMethods[S]):
             raise ExecAbortError(f"EXECABORT the transaction did not run: {reasons}")
         if isinstance(executed, ErrorReply):
             raise redis_error(executed.text)
+        if executed is None:
+            raise WatchError("a watched key changed: the transaction did not run")
         if not isinstance(executed, builtins.list):
             raise ProtocolError(f"expected EXEC's array of replies, got {executed!r}")
         return _raise_first(builtins.list(map(self._reply_value, executed)), raise_on_error)

@@ -11,12 +11,15 @@ from dualio_transports.redis_protocol.errors import (
     ClusterDownError,
     ExecAbortError,
     LoadingError,
+    LockError,
+    LockNotOwnedError,
     MovedError,
     NoPermissionError,
     NoScriptError,
     ReadOnlyError,
     RedisError,
     TryAgainError,
+    WatchError,
     WrongTypeError,
 )
 
@@ -26,6 +29,8 @@ __all__ = [
     "ClusterDownError",
     "ExecAbortError",
     "LoadingError",
+    "LockError",
+    "LockNotOwnedError",
     "MovedError",
     "NoPermissionError",
     "NoScriptError",
@@ -33,5 +38,6 @@ __all__ = [
     "Redis",
     "RedisError",
     "TryAgainError",
+    "WatchError",
     "WrongTypeError",
 ]

@@ -78,6 +78,21 @@ class ClusterDownError(RedisError):
     """CLUSTERDOWN: the cluster cannot serve the slot now."""
 
 
+class WatchError(RedisError):
+    """A key a watch watched changed before EXEC: the transaction did not run (EXEC's
+    reply was a null). Not an error reply: its ``prefix`` is ``""``."""
+
+
+class LockError(RedisError):
+    """A lock could not be taken in the time given, or was not held by who released or
+    extended it (:class:`LockNotOwnedError`). Not an error reply: its ``prefix`` is ``""``."""
+
+
+class LockNotOwnedError(LockError):
+    """A lock released or extended by a holder whose lease had run out: another holder
+    may have it now, and it is left as it is."""
+
+
 BY_PREFIX: dict[str, type[RedisError]] = {
     "WRONGTYPE": WrongTypeError, "NOSCRIPT": NoScriptError, "NOPERM": NoPermissionError, "BUSY": BusyError,
     "LOADING": LoadingError, "READONLY": ReadOnlyError, "EXECABORT": ExecAbortError, "MOVED": MovedError,

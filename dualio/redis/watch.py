@@ -1,0 +1,121 @@
+"""Optimistic transactions: WATCH on a connection of the client's own for the duration.
+
+``async with r.watch("stock") as tx:`` takes one of the client's connections for held
+commands (``held_connections``, as BLPOP does), says WATCH on it, and gives ``tx``: every
+command method of the client, run on that connection, and ``tx.transaction(...)``, whose
+MULTI ... EXEC runs there too and raises :class:`WatchError` when a watched key changed in
+between. Leaving the block says UNWATCH and gives the connection back (closes it, if a
+call on it was given up or failed).
+
+The connection is the watch's alone: a WATCH on a connection that concurrent calls share
+would guard nothing, since their commands would run in between. Nothing on it is sent
+twice: a lost connection ends the watch with the error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+from dualio.redis.commands import AsyncRedisCommands, AsyncSubscription
+from dualio.redis.method_support import Arg, S, T, Timeout
+from dualio_transports.policy.timeouts import UNSET, pick_timeout
+from dualio_transports.redis_protocol.resp import encode_command
+from dualio_transports.wire.deadline import NO_DEADLINE, deadline
+from dualio_transports.wire.errors import RemoteError, UsageError
+from dualio_transports.wire.failures import call_timeout
+from dualio_transports.wire.request import Request
+
+if TYPE_CHECKING:
+    from dualio_transports.interface import AsyncTransport
+
+
+class AsyncWatch(AsyncRedisCommands[S]):
+    """The commands of a client, on a connection that watches ``names`` (see the module)."""
+
+    def __init__(self, client: AsyncRedisCommands[S], names: Sequence[Arg], timeout: Timeout) -> None:
+        if not names:
+            raise ValueError("watch() needs at least one key")
+        self._client: AsyncRedisCommands[S] = client
+        self._names = tuple(names)
+        self._setup_commands(client.decode_responses)
+        self.timeout = pick_timeout(timeout, client.timeout)
+        self._conn: AsyncTransport | None = None
+        self._slot = False
+        self._healthy = True
+        self._executed = False
+
+    async def __aenter__(self) -> Self:
+        client = self._client
+        client._check_caller()
+        until = deadline(self.timeout)
+        if not await client._take_held_slot(until):
+            raise call_timeout()
+        self._slot = True
+        try:
+            self._conn = client._idle_held() or await client._open_held_by(until)
+            watch = Request("WATCH", encode_command("WATCH", *self._names), self._okay, False)
+            await self._call(watch, UNSET)
+        except BaseException:
+            await self._release()
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        await self._release()
+
+    async def _release(self) -> None:
+        """UNWATCH, unless EXEC ended the watch, and the connection back to the client
+        (closed instead when a call on it was given up or failed, or UNWATCH was)."""
+        client, conn, self._conn = self._client, self._conn, None
+        kept = False
+        try:
+            if conn is not None and self._healthy and not conn.closed:
+                if not self._executed:
+                    await conn.call(Request("UNWATCH", encode_command("UNWATCH"), self._okay, False),
+                                    deadline(self.timeout))
+                kept = True
+        finally:
+            if conn is not None:
+                if kept:
+                    client._keep_held(conn)
+                else:
+                    await client._drop_held(conn)
+            if self._slot:
+                self._slot = False
+                client._give_held_slot()
+
+    async def _call(self, request: Request[T], timeout: float | Any) -> T:
+        conn = self._conn
+        if conn is None:
+            raise UsageError("a watch's commands run inside its 'async with' block")
+        if request.method == "transaction":
+            self._executed = True  # EXEC ends the watch, whether the transaction ran or not
+        try:
+            return await conn.call(request, deadline(pick_timeout(timeout, self.timeout)))
+        except RemoteError:
+            raise
+        except BaseException:
+            self._healthy = False  # given up or lost: what the connection holds is unknown
+            raise
+
+    async def _held_call(self, request: Request[T], until: float) -> T:
+        return await self._call(request, None if until == NO_DEADLINE else max(0.0, until - time.monotonic()))
+
+    async def _ping(self, timeout: float | Any) -> float:
+        started = time.perf_counter()
+        await self._call(Request("PING", encode_command("PING"), self._value, True), timeout)
+        return time.perf_counter() - started
+
+    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> AsyncWatch[S]:
+        raise UsageError("a watch cannot be opened inside another: watch every key at once")
+
+    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
+        raise UsageError("subscribe on the client, not inside a watch")
+
+    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
+        raise UsageError("subscribe on the client, not inside a watch")
