@@ -977,7 +977,8 @@ async def test_telemetry_follows_the_database_conventions_and_never_names_a_key_
         assert not any(secret in str(value) for value in attributes.values()
                        for secret in (secret_key, secret_value)), attributes
     failed = finished[2]
-    assert failed.status.status_code is StatusCode.ERROR and failed.attributes["error.type"] == "WrongTypeError"
+    assert failed.status.status_code is StatusCode.ERROR
+    assert failed.attributes["error.type"] == "WrongTypeError"
     data = reader.get_metrics_data()
     assert data is not None
     metrics = [m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics]
