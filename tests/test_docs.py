@@ -7,7 +7,8 @@ redis-server is not installed). Each snippet runs in a fresh
 interpreter of its own, with a time limit: top-level ``await`` / ``async with`` /
 ``async for`` are compiled with ``ast.PyCF_ALLOW_TOP_LEVEL_AWAIT`` and the
 resulting coroutine runs under ``asyncio.run`` (under ``trio.run`` when the
-snippet imports trio and not asyncio or anyio).
+snippet imports trio and not asyncio or anyio). docs/redis.md's run as scripts, as a user
+would paste them into a file: without top-level ``await``.
 
 A block that is not meant to run is either not Python (fence it as ```text) or
 carries ``<!-- not-run: reason -->`` on the line before its fence.
@@ -33,6 +34,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 HOST, PORT = "127.0.0.1", 7878
 REDIS_PORT = 6379
 REDIS_DOCS = {"redis.md"}  # the pages whose snippets talk to Redis
+SCRIPTS = {"redis.md"}  # the pages whose snippets run as scripts are run as ``python file.py`` would
 SNIPPET_TIMEOUT = 20.0
 PYTHON_FENCES = {"python", "py", "python3"}
 NOT_RUN = re.compile(r"^\s*<!--\s*not-run:\s*(?P<reason>.*?)\s*-->\s*$")
@@ -42,7 +44,8 @@ FENCE = re.compile(r"^(?P<indent> {0,3})(?P<ticks>`{3,}|~{3,})\s*(?P<info>[^`\s]
 RUNNER = """
 import ast, asyncio, inspect, sys
 filename, backend = sys.argv[1], sys.argv[2]
-code = compile(sys.stdin.read(), filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+flags = 0 if backend == "script" else ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # a script: no top-level await
+code = compile(sys.stdin.read(), filename, "exec", flags=flags, dont_inherit=True)
 outcome = eval(code, {"__name__": "__main__", "__builtins__": __builtins__})
 if code.co_flags & inspect.CO_COROUTINE:
     if backend == "trio":
@@ -70,6 +73,8 @@ class Snippet:
 
     @property
     def backend(self) -> str:
+        if self.path.name in SCRIPTS:
+            return "script"
         imports = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", self.source, re.MULTILINE))
         return "trio" if "trio" in imports and not imports & {"asyncio", "anyio"} else "asyncio"
 
