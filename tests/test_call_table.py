@@ -336,8 +336,8 @@ def test_handshake_and_connect_error_mapping() -> None:
     assert type(other) is ConnectError and str(other) == "handshake failed: x"
     refused = AuthenticationError("no")
     assert failures.handshake_failed(refused) is refused
-    assert isinstance(failures.connect_failed("h", 1, TimeoutError()), ConnectTimeout)
-    error = failures.connect_failed("h", 1, ConnectionRefusedError("refused"))
+    assert isinstance(failures.connect_failed("h:1", TimeoutError()), ConnectTimeout)
+    error = failures.connect_failed("h:1", ConnectionRefusedError("refused"))
     assert type(error) is ConnectError and str(error) == "cannot connect to h:1: refused"
 
 

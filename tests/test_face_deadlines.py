@@ -110,7 +110,7 @@ def _connect(clock: FakeClock, face: Any, until: float, connects: list[float]) -
     until = face._options.connect_deadline(until)
     clock.advance(connects.pop(0))
     if clock.now >= until:
-        raise failures.connect_failed(face.host, face.port, TimeoutError())
+        raise failures.connect_failed(f"{face.host}:{face.port}", TimeoutError())
 
 
 def blocking_face(clock: FakeClock, connects: list[float], steps: list[Step], **options: Any) -> Client:

@@ -345,10 +345,23 @@ def test_parse_url() -> None:
         "client_name": "me",
     }
     assert parse_url("redis://:pw@h")["password"] == "pw"
-    assert parse_url("redis://pw@h")["password"] == "pw"  # redis-py reads it so too
     assert "tls" in parse_url("rediss://h")
-    for bad in ("http://h", "redis://", "redis://h/x", "redis://h?nope=1", "redis://h:99999"):
-        with pytest.raises(ValueError):
+    assert parse_url("redis://h?db=3&socket_timeout=2.5&socket_connect_timeout=1&health_check_interval=none"
+                     "&decode_responses=true&protocol=3&password=p%26w&username=u") == {
+        "host": "h", "port": 6379, "db": 3, "timeout": 2.5, "connect_timeout": 1.0, "keepalive": None,
+        "decode_responses": True, "password": "p&w", "username": "u",
+    }
+    assert parse_url("unix:///run/redis/redis.sock?db=2") == {
+        "unix_socket_path": "/run/redis/redis.sock", "db": 2,
+    }
+    assert parse_url("unix://u:pw@/tmp/r.sock") == {"unix_socket_path": "/tmp/r.sock", "username": "u",
+                                                     "password": "pw"}
+    for bad, named in (("http://h", "not a redis://"), ("redis://", "no host"), ("redis://h/x", "number"),
+                       ("redis://h?nope=1", "unknown key 'nope'"), ("redis://h:99999", "bad port"),
+                       ("redis://h?db=x", "db must be a number"), ("redis://pw@h", "user name alone"),
+                       ("unix://", "no socket path"), ("redis://h?protocol=2", "protocol must be 3"),
+                       ("redis://h?decode_responses=yes", "decode_responses must be")):
+        with pytest.raises(ValueError, match=named):
             parse_url(bad)
 
 
@@ -450,6 +463,52 @@ async def test_a_transaction_runs_whole_and_nothing_else_runs_inside_it(
             tasks.start_soon(get)
     assert sorted(values[0] for values in got) == list(range(1, 21))
     assert all(str(n).encode() == value for n, value in got)
+
+
+# -- Unix sockets ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis_unix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RedisServer, str]]:
+    """A redis-server that listens on a Unix socket too."""
+    if REDIS_SERVER is None:
+        pytest.skip(NOT_INSTALLED)
+    path = str(tmp_path_factory.mktemp("sock") / "redis.sock")
+    server = start_redis(options=["--unixsocket", path, "--unixsocketperm", "700"])
+    try:
+        yield server, path
+    finally:
+        server.stop()
+
+
+async def test_a_unix_socket(
+    redis_unix: tuple[RedisServer, str], transport: Transport, key: Callable[[str], str]
+) -> None:
+    server, path = redis_unix
+    r = await connect(transport, server, unix_socket_path=path)
+    try:
+        await r.set(key("k"), "over a Unix socket")
+        assert await r.get(key("k")) == b"over a Unix socket"
+        assert await r.blpop(key("empty"), wait=0.05) is None  # a held command's connection too
+        clients = await r.execute("CLIENT", "LIST")
+        assert b"laddr=" + path.encode() in clients or b"/redis.sock" in clients
+    finally:
+        await r.aclose()
+    r = await from_url(transport, f"unix://{path}?db=1&timeout=5")
+    try:
+        assert await r.client_info() is not None and r.client.db == 1
+    finally:
+        await r.aclose()
+
+
+async def test_a_unix_socket_that_is_not_there_is_a_connect_error_in_time(
+    redis_unix: tuple[RedisServer, str], transport: Transport, tmp_path: Any,
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(ConnectError, match="unix:"):
+        await connect(transport, redis_unix[0], unix_socket_path=str(tmp_path / "none.sock"),
+                      connect_timeout=1, timeout=2, retry=None)
+    assert time.monotonic() - started < 2.5
 
 
 # -- replies over the client's bound -------------------------------------------------------------

@@ -93,7 +93,8 @@ def test_constructor_extends_the_sync_one(sync: type, async_: type) -> None:
 def test_the_redis_constructor() -> None:
     assert [(name, default) for name, _, default in shape(SyncRedis.__init__)][1:] == [
         ("host", "127.0.0.1"), ("port", 6379), ("password", None), ("username", None), ("db", 0),
-        ("client_name", None), ("timeout", 30.0), ("connect_timeout", 10.0), ("tls", None),
+        ("client_name", None), ("unix_socket_path", None), ("timeout", 30.0), ("connect_timeout", 10.0),
+        ("tls", None),
         ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
         ("decode_responses", False), ("lazy", False), ("on_state", None), ("on_request", None),
         ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20),

@@ -33,7 +33,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Seque
 from datetime import timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Self, cast, overload
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
     from dualio.redis.lock import AsyncLock
@@ -112,37 +112,67 @@ CONNECTION_STATE = {
 }
 """Commands that change the connection's state, which a new connection would not have."""
 _SECONDS = ("timeout", "connect_timeout", "keepalive")
-_URL_KEYS = frozenset({*_SECONDS, "client_name", "decode_responses"})
+_REDIS_PY_NAMES = {"socket_timeout": "timeout", "socket_connect_timeout": "connect_timeout",
+                   "health_check_interval": "keepalive"}
+"""redis-py's names of URL keys, read as the options they are here."""
+_URL_KEYS = frozenset({*_SECONDS, *_REDIS_PY_NAMES, "client_name", "decode_responses", "db", "username",
+                       "password", "protocol"})
 
 
 def parse_url(url: str) -> dict[str, Any]:
-    """The keyword arguments ``redis://[[username]:password@]host[:port][/db][?key=value]``
-    stands for; ``rediss://`` is the same with TLS (the system's trusted certificates).
-    Keys: ``timeout``, ``connect_timeout`` and ``keepalive`` (seconds, or ``none``),
-    ``client_name``, ``decode_responses`` (``1``/``0``). Anything else is a ValueError."""
-    parts, options = split_url(url, ("redis", "rediss"), "redis:// or rediss://", DEFAULT_PORT)
+    """The keyword arguments a URL stands for, read as redis-py reads it:
+    ``redis://[[username]:password@]host[:port][/db][?key=value]``, ``rediss://`` (the
+    same with TLS, the system's trusted certificates) and ``unix://[[username]:password@]/path
+    [?db=N]`` (a Unix socket). Keys: ``timeout``, ``connect_timeout`` and ``keepalive``
+    (seconds, or ``none``; redis-py's ``socket_timeout``, ``socket_connect_timeout`` and
+    ``health_check_interval`` too), ``client_name``, ``decode_responses`` (``1``/``0``,
+    ``true``/``false``), ``db``, ``username``, ``password``, ``protocol`` (3). A password
+    goes after a colon (``redis://:secret@host``); a user name alone
+    (``redis://name@host``), which Redis cannot authenticate, is a ValueError, as is
+    any other key or a part that is not what it should be, named."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
+    if url.startswith("unix://"):
+        parts = urlsplit(url)
+        if not parts.path or parts.path == "/":
+            raise ValueError(f"no socket path in {url!r}: unix:///path/to/redis.sock")
+        options: dict[str, Any] = {"unix_socket_path": unquote(parts.path)}
+    else:
+        parts, options = split_url(url, ("redis", "rediss"), "redis://, rediss:// or unix://", DEFAULT_PORT)
+        path = parts.path.strip("/")
+        if path:
+            if not path.isdigit():
+                raise ValueError(f"the path of a redis URL is the database's number, not {parts.path!r}")
+            options["db"] = int(path)
+        if parts.scheme == "rediss":
+            options["tls"] = ssl.create_default_context()
     if parts.password is not None:
         options["password"] = unquote(parts.password)
         if parts.username:
             options["username"] = unquote(parts.username)
-    elif parts.username:  # redis://secret@host: the password alone, as redis-py reads it
-        options["password"] = unquote(parts.username)
-    path = parts.path.strip("/")
-    if path:
-        if not path.isdigit():
-            raise ValueError(f"the path of a redis URL is the database's number, not {parts.path!r}")
-        options["db"] = int(path)
+    elif parts.username:
+        raise ValueError(
+            "a redis URL's user name alone cannot authenticate: write redis://:password@host for a "
+            "password, or redis://user:password@host"
+        )
     for key, value in query_items(parts, url, _URL_KEYS):
+        key = _REDIS_PY_NAMES.get(key, key)
         if key in _SECONDS:
             options[key] = seconds(key, value)
         elif key == "decode_responses":
-            if value not in ("0", "1"):
-                raise ValueError(f"decode_responses must be 0 or 1, got {value!r}")
-            options[key] = value == "1"
+            if value.lower() not in ("0", "1", "true", "false"):
+                raise ValueError(f"decode_responses must be 0, 1, true or false, got {value!r}")
+            options[key] = value.lower() in ("1", "true")
+        elif key == "db":
+            if not value.isdigit():
+                raise ValueError(f"db must be a number, got {value!r}")
+            options[key] = int(value)
+        elif key == "protocol":
+            if value != "3":
+                raise ValueError(f"protocol must be 3 (RESP2 is spoken by itself to a server before "
+                                 f"Redis 6), got {value!r}")
         else:
-            options[key] = value
-    if parts.scheme == "rediss":
-        options["tls"] = ssl.create_default_context()
+            options[key] = unquote(value)
     return options
 
 

@@ -29,7 +29,8 @@ class Redis(RedisCommands[S], FaceConnection):
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
     and shared is :class:`FaceConnection`'s. ``password`` (and ``username``, for an
     ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
-    connection. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a
+    connection. ``unix_socket_path`` connects to a Unix socket instead of ``host`` and
+    ``port``. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a
     value): a reply over it fails its call with FrameTooLarge, and the client goes on, on
     a new connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
     (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A lost connection is opened
@@ -41,7 +42,8 @@ class Redis(RedisCommands[S], FaceConnection):
     def __init__(
         self: Redis[bytes], host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
         password: str | None = None, username: str | None = None, db: int = 0,
-        client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
+        client_name: str | None = None, unix_socket_path: str | None = None, timeout: float | None = 30.0,
+        connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[False] = False,
         lazy: bool = False,
@@ -54,7 +56,8 @@ class Redis(RedisCommands[S], FaceConnection):
     def __init__(
         self: Redis[str], host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
         password: str | None = None, username: str | None = None, db: int = 0,
-        client_name: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
+        client_name: str | None = None, unix_socket_path: str | None = None, timeout: float | None = 30.0,
+        connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None, server_hostname: str | None = None, keepalive: float | None = 15.0,
         retry: RetryPolicy | None = DEFAULT_RETRY, decode_responses: Literal[True],
         lazy: bool = False,
@@ -72,6 +75,7 @@ class Redis(RedisCommands[S], FaceConnection):
         username: str | None = None,
         db: int = 0,
         client_name: str | None = None,
+        unix_socket_path: str | None = None,
         timeout: float | None = 30.0,
         connect_timeout: float | None = 10.0,
         tls: ssl.SSLContext | None = None,
@@ -91,7 +95,8 @@ class Redis(RedisCommands[S], FaceConnection):
         timeout = check_timeout("timeout", timeout)  # before the address
         protocol = redis_protocol(username, password, client_name, db, max_reply_size)
         options = ConnectOptions(
-            host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol
+            host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
+            unix_path=unix_socket_path,
         )
         self._setup_commands(decode_responses)
         self.db = db

@@ -170,7 +170,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         try:
             sock = open_socket(options, until, attempt)
         except OSError as exc:
-            raise failures.connect_failed(options.host, options.port, exc) from exc
+            raise failures.connect_failed(options.where, exc) from exc
         conn = cls(sock, options)
         try:
             conn._handshake(until)

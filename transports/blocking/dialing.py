@@ -68,6 +68,8 @@ def _shutdown(sock: socket.socket) -> None:
 def open_socket(options: ConnectOptions, until: float, attempt: Connecting) -> socket.socket:
     """A connected TCP (and TLS) socket, like ``socket.create_connection`` but stoppable
     through ``attempt``."""
+    if options.unix_path is not None:
+        return _open_unix(options.unix_path, until, attempt)
     errors: list[OSError] = []
     for family, kind, proto, _, address in socket.getaddrinfo(
         options.host, options.port, 0, socket.SOCK_STREAM
@@ -108,3 +110,21 @@ def open_socket(options: ConnectOptions, until: float, attempt: Connecting) -> s
             raise
         return tls
     raise errors[0] if errors else OSError(f"no address found for {options.host}")
+
+
+def _open_unix(path: str, until: float, attempt: Connecting) -> socket.socket:
+    """A socket connected to the Unix socket at ``path``, stoppable through ``attempt``."""
+    left = seconds_left(until)
+    if left is not None and left <= 0:
+        raise TimeoutError
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        attempt.watch(sock)
+        sock.settimeout(left)
+        sock.connect(path)
+        attempt.check()
+    except BaseException:
+        sock.close()
+        attempt.check()
+        raise
+    return sock

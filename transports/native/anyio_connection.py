@@ -189,7 +189,9 @@ class AnyioConnection(ConnectionFacts[_Event]):
         try:
             with anyio.CancelScope(deadline=on_clock(until, anyio.current_time)) as connecting:
                 stream: ByteStream
-                if tls is None:
+                if options.unix_path is not None:
+                    stream = await anyio.connect_unix(options.unix_path)
+                elif tls is None:
                     stream = await anyio.connect_tcp(host, port)
                 else:
                     stream = await anyio.connect_tcp(
@@ -199,9 +201,9 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if connecting.cancelled_caught:
                 raise TimeoutError
         except (OSError, ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
-            raise failures.connect_failed(host, port, exc) from exc
+            raise failures.connect_failed(options.where, exc) from exc
         conn = cls(stream, options)
-        if conn._raw is not None:
+        if conn._raw is not None and conn._raw.family != socket.AF_UNIX:
             conn._raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         try:
             await conn._handshake(until)

@@ -113,10 +113,13 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         conn = cls(loop, options)
         try:
             async with asyncio.timeout_at(None if until == NO_DEADLINE else conn._loop_time(until)):
-                await loop.create_connection(
-                    lambda: conn, options.host, options.port, ssl=options.tls,
-                    server_hostname=options.tls_hostname if options.tls else None,
-                )
+                if options.unix_path is not None:
+                    await loop.create_unix_connection(lambda: conn, options.unix_path)
+                else:
+                    await loop.create_connection(
+                        lambda: conn, options.host, options.port, ssl=options.tls,
+                        server_hostname=options.tls_hostname if options.tls else None,
+                    )
             await async_driver.run(procedure.handshake(conn._table, until, time.monotonic()), conn._perform)
             conn._keepalive()
             if conn._keepalive_at < conn._deadlines.armed:
@@ -124,7 +127,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         except (OSError, DualioError) as exc:
             conn._abort()
             if conn._transport is None:
-                raise failures.connect_failed(options.host, options.port, exc) from exc
+                raise failures.connect_failed(options.where, exc) from exc
             error = failures.handshake_failed(exc)
             if error is exc:
                 raise
@@ -139,7 +142,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         sock = transport.get_extra_info("socket")
-        if sock is not None:
+        if sock is not None and sock.family != socket.AF_UNIX:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
 
     def get_buffer(self, sizehint: int) -> memoryview:

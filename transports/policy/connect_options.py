@@ -36,6 +36,8 @@ class ConnectOptions:
     protocol: Callable[[], WireProtocol] | None = None
     """Makes each connection's protocol state; None: dualio's protocol v1, with ``token``
     and ``max_frame_size`` (:meth:`wire_protocol`)."""
+    unix_path: str | None = None
+    """A Unix socket's path to connect to instead of ``host`` and ``port`` (no TLS)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host:
@@ -57,6 +59,11 @@ class ConnectOptions:
         if self.protocol is not None and not callable(self.protocol):
             raise TypeError(f"protocol must make a WireProtocol (a callable), not {self.protocol!r}")
         object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
+        if self.unix_path is not None:
+            if not isinstance(self.unix_path, str) or not self.unix_path:
+                raise TypeError(f"unix_path must be a non-empty str or None, not {self.unix_path!r}")
+            if self.tls is not None:
+                raise ValueError("a Unix socket is not spoken to in TLS: give unix_path or tls, not both")
 
     def connect_deadline(self, until: float = NO_DEADLINE) -> float:
         """The deadline of one connect attempt made for a call that must end by ``until``:
@@ -72,6 +79,11 @@ class ConnectOptions:
         if self.protocol is not None:
             return self.protocol()
         return ClientProtocol(token=self.token, max_frame_size=self.max_frame_size)
+
+    @property
+    def where(self) -> str:
+        """The address, as errors name it: ``host:port``, or the Unix socket's path."""
+        return f"unix:{self.unix_path}" if self.unix_path is not None else f"{self.host}:{self.port}"
 
     @property
     def tls_hostname(self) -> str:

@@ -207,7 +207,7 @@ class PortalConnection:
             raise _on_loop_thread()
         handoff = portal.submit(_hosted(portal, options, until))
         if handoff is None:  # the interpreter is exiting
-            raise failures.connect_failed(options.host, options.port, _stopped())
+            raise failures.connect_failed(options.where, _stopped())
         try:
             conn = cls._connected(portal, handoff, options, until, attempt)
         except BaseException:
@@ -224,14 +224,14 @@ class PortalConnection:
             attempt.on_stop(functools.partial(portal.call_soon, handoff.cancel))
 
         def backstop() -> DualioError:  # the loop never answered
-            return failures.connect_failed(options.host, options.port, TimeoutError())
+            return failures.connect_failed(options.where, TimeoutError())
 
         try:
             return portal.wait(handoff, backstop_wait(until), backstop)
         except asyncio.CancelledError:
             if attempt is not None:
                 attempt.check()  # raises: the client was closed while it connected
-            raise failures.connect_failed(options.host, options.port, _stopped()) from None
+            raise failures.connect_failed(options.where, _stopped()) from None
 
     # -- calls ----------------------------------------------------------------
 

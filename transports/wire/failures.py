@@ -99,13 +99,14 @@ def cancelled_while_sent() -> CallCancelled:
     return CallCancelled("the call was cancelled while its request was written")
 
 
-def connect_failed(host: str, port: int, exc: BaseException) -> ConnectError:
-    """A failure to open the socket (TCP or TLS) as the one error every transport raises."""
+def connect_failed(where: str, exc: BaseException) -> ConnectError:
+    """A failure to open the socket (TCP, TLS or Unix) to ``where`` (``host:port``, or
+    ``unix:path``) as the one error every transport raises."""
     if isinstance(exc, ConnectError):
         return exc
     if isinstance(exc, TimeoutError):
-        return ConnectTimeout(f"connecting to {host}:{port} timed out")
-    return ConnectError(f"cannot connect to {host}:{port}: {exc}")
+        return ConnectTimeout(f"connecting to {where} timed out")
+    return ConnectError(f"cannot connect to {where}: {exc}")
 
 
 def handshake_failed(exc: BaseException) -> ConnectError:
