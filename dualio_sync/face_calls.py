@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Generator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from dualio_transports.interface import BlockingTransport
 from dualio_transports.policy.connect_options import ConnectOptions
@@ -31,6 +31,7 @@ from dualio_transports.wire.errors import (
     ConnectError,
     ConnectionLost,
     DualioError,
+    OutcomeUnknown,
     RemoteError,
     StreamInterrupted,
 )
@@ -43,6 +44,17 @@ T = TypeVar("T")
 def _named(error: DualioError, method: str, sent: list[int]) -> DualioError:
     """``error`` as this call raises it: naming its method and its request's id."""
     return error.for_call(method, sent[-1] if sent else None)
+
+
+def _ended(error: DualioError, request: Request[Any], sent: list[int]) -> DualioError:
+    """What a call that will not be tried again raises: ``error`` named (:func:`_named`);
+    a connection lost after the request of a call unsafe to repeat was sent is
+    :class:`OutcomeUnknown`, which says that it may or may not have run."""
+    if sent and not request.idempotent and type(error) is ConnectionLost:
+        unknown = OutcomeUnknown(f"{error}: {request.method} was sent, and whether it ran is unknown")
+        unknown.__cause__ = error
+        error = unknown
+    return _named(error, request.method, sent)
 
 
 def _told(method: str, exc: BaseException) -> DualioError:
@@ -153,7 +165,7 @@ class Calls:
             return transport.call(request, until, sent=sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, request.idempotent):
-                raise _named(exc, request.method, sent)  # noqa: B904  (a copy: its cause is the original's)
+                raise _ended(exc, request, sent)  # noqa: B904  (a copy: its cause is the original's)
             return self._attempts(request, until, exc)
 
     def _attempts(
@@ -177,7 +189,7 @@ class Calls:
                         series = series or self.retry.series()
                         wait = series.next_delay(error, until)
                     except DualioError as exc:
-                        final = _named(exc, request.method, sent)
+                        final = _ended(exc, request, sent)
                         if on_response is not None:
                             elapsed = time.perf_counter() - started
                             failed = CallFinished(
@@ -323,7 +335,7 @@ class Calls:
             finally:
                 self._give_held_slot()
         except DualioError as exc:
-            final = _named(exc, request.method, sent)
+            final = _ended(exc, request, sent)
             raise final  # noqa: B904
         except BaseException as exc:
             final = exc

@@ -119,14 +119,15 @@ def main() -> int:
                         help="one Client for all users (default), or one each")
     parser.add_argument("--timeout", type=float, default=5.0, help="each call's timeout")
     parser.add_argument("--attempts", type=int, default=RetryPolicy().attempts,
-                        help="retries after the first try (RetryPolicy.attempts)")
+                        help="retries after the first try (RetryPolicy.attempts; default: no count, "
+                             "as many as each call's timeout allows)")
     parser.add_argument("--delay", type=float, default=0.01, help="server-side delay of each call")
     args = parser.parse_args()
     if args.users < 1:
         parser.error("--users must be >= 1")
     if args.seconds <= 0 or args.restart_after <= 0 or args.timeout <= 0:
         parser.error("--seconds, --restart-after and --timeout must be > 0")
-    if args.down < 0 or args.delay < 0 or args.attempts < 0:
+    if args.down < 0 or args.delay < 0 or (args.attempts is not None and args.attempts < 0):
         parser.error("--down, --delay and --attempts must be >= 0")
     if args.restart_after + args.down >= args.seconds:
         parser.error("--restart-after + --down must be less than --seconds")

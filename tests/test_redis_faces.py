@@ -28,6 +28,7 @@ from dualio import (
     DualioError,
     DualioTimeout,
     FrameTooLarge,
+    OutcomeUnknown,
     ProtocolError,
     RemoteError,
     RetriesExhausted,
@@ -990,6 +991,67 @@ async def test_a_subscription_subscribes_again_after_its_connection_is_lost(
     finally:
         await killer.aclose()
         await messages.close()
+
+
+# -- a server restart ---------------------------------------------------------------------------
+
+
+async def test_reads_ride_out_a_server_restart_and_a_write_in_flight_says_its_outcome_is_unknown(
+    transport: Transport, key: Callable[[str], str]
+) -> None:
+    """The server is killed while a script that writes runs, and comes back on the same
+    port 2 s later: GETs made all along (read-only, safe to send twice) each return, with
+    the default retry policy, within their timeout; the script, whose effect is unknown,
+    raises OutcomeUnknown, and is not sent again."""
+    if REDIS_SERVER is None:
+        pytest.skip(NOT_INSTALLED)
+    server = start_redis()
+    port = server.port
+    r = await connect(transport, server, timeout=15.0, connect_timeout=1.0)
+    errors: list[BaseException] = []
+    reads = 0
+    try:
+        await r.set(key("k"), "before")
+
+        async def read_all_along(stop: anyio.Event) -> None:
+            nonlocal reads
+            while not stop.is_set():
+                try:
+                    await r.get(key("k"))
+                    reads += 1
+                except Exception as exc:
+                    errors.append(exc)
+                await anyio.sleep(0.02)
+
+        busy = ("local t = redis.call('TIME') redis.call('SET', KEYS[1], 'ran') "
+                "while redis.call('TIME')[1] - t[1] < 3 do end return 1")
+        stop = anyio.Event()
+        write: list[BaseException] = []
+
+        async def write_in_flight() -> None:
+            try:
+                await r.eval(busy, [key("w")])
+            except Exception as exc:
+                write.append(exc)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(write_in_flight)
+            await anyio.sleep(0.5)  # the script runs on the server
+            tasks.start_soon(read_all_along, stop)
+            server.process.kill()
+            server.process.wait()
+            await anyio.sleep(2.0)
+            server.stop()
+            server = start_redis(port=port)
+            await anyio.sleep(1.0)
+            stop.set()
+        assert len(write) == 1 and isinstance(write[0], OutcomeUnknown), write
+        assert "whether it ran is unknown" in str(write[0])
+        assert errors == [] and reads > 0
+        assert await r.get(key("k")) is None  # a new server, empty: the client is on it
+    finally:
+        await r.aclose()
+        server.stop()
 
 
 # -- telemetry ------------------------------------------------------------------------------

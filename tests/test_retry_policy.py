@@ -85,3 +85,14 @@ def test_bad_policies_are_value_errors(kwargs: dict[str, float]) -> None:
 )
 def test_which_failures_may_be_retried(error: Exception, idempotent: bool, expected: bool) -> None:
     assert may_retry(error, idempotent) is expected  # type: ignore[arg-type]
+
+
+def test_the_default_policy_counts_no_tries_its_calls_deadline_and_budget_bound_it() -> None:
+    """A server restart of a few seconds is ridden out by a call whose timeout allows it:
+    the default series goes on past the five tries of old, until the deadline given."""
+    assert RetryPolicy().attempts is None
+    series = RetryPolicy().series()
+    waits = [series.next_delay(ConnectError("down"), until=math.inf) for _ in range(20)]
+    assert sum(waits) > 10  # 20 tries, and it would go on
+    with pytest.raises(RetriesExhausted, match="the call's timeout ends before the next try"):
+        RetryPolicy().series().next_delay(ConnectError("down"), until=time.monotonic() + 0.01)

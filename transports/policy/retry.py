@@ -2,9 +2,10 @@
 
 One :class:`RetryPolicy` bounds both. A *series* of tries (reconnecting after a
 lost connection, or one call tried again) waits an exponentially growing,
-jittered delay before each new try, and stops at ``attempts`` tries or when
-``budget`` seconds have passed since the series began, whichever comes first.
-A call never waits past its own deadline either.
+jittered delay before each new try, and stops when ``budget`` seconds have passed
+since the series began, at ``attempts`` tries if a count is given, or when the next
+try would begin past the call's own deadline, whichever comes first. By default there
+is no count: a call rides out a server restart as long as its timeout allows.
 
 Which failures may be retried is decided here too (:func:`may_retry`): an
 error that says "try again" (``err.retryable``), for a call that is safe to
@@ -26,20 +27,23 @@ from dualio_transports.wire.errors import ConnectionLost, DualioError, RetriesEx
 class RetryPolicy:
     """How many times, and how patiently, to reconnect and to retry a call.
 
-    ``attempts``: tries after the first one; ``base_delay`` doubles each try up
-    to ``max_delay``, and each delay is drawn uniformly from [half of it, all of
-    it] (jitter: clients that lost the same server do not return in step);
-    ``budget``: seconds a series of tries may take in all.
+    ``attempts``: tries after the first one (None: as many as the call's deadline and
+    the budget allow); ``base_delay`` doubles each try up to ``max_delay``, and each
+    delay is drawn uniformly from [half of it, all of it] (jitter: clients that lost
+    the same server do not return in step); ``budget``: seconds a series of tries may
+    take in all.
     """
 
-    attempts: int = 5
+    attempts: int | None = None
     base_delay: float = 0.05
     max_delay: float = 2.0
     budget: float = 30.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 0:
-            raise ValueError(f"attempts must be an int >= 0, got {self.attempts!r}")
+        if self.attempts is not None and (
+            isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 0
+        ):
+            raise ValueError(f"attempts must be None or an int >= 0, got {self.attempts!r}")
         for name in ("base_delay", "max_delay", "budget"):
             check_timeout(name, getattr(self, name))
         if self.max_delay < self.base_delay:
@@ -81,7 +85,8 @@ class Series:
         :class:`RetriesExhausted` (its cause: ``error``) when the series is over."""
         self.failures.append(error)
         tries = len(self.failures)
-        if tries > self._policy.attempts:
+        attempts = self._policy.attempts
+        if attempts is not None and tries > attempts:
             raise RetriesExhausted(
                 f"gave up after {tries} tries: {error}", tries, self.failures
             ) from error

@@ -112,6 +112,14 @@ class ConnectionLost(ClosedError):
     retryable = True
 
 
+class OutcomeUnknown(ConnectionLost):
+    """The connection broke after a call's request was sent, before its answer came,
+    and the call is not one that is safe to send twice (an INCR, a transaction): it
+    may or may not have run on the server. Never sent again by itself."""
+
+    retryable = False
+
+
 class StreamInterrupted(ConnectionLost):
     """The connection broke in the middle of a stream; streams are not resumed.
     ``delivered`` items had been handed to the caller."""
