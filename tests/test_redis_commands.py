@@ -209,6 +209,15 @@ def test_a_server_error_carries_the_server_s_message(server: RedisServer) -> Non
             r.zrange("k:z", 0, 1, offset=0, num=1)  # LIMIT without BYSCORE or BYLEX
 
 
+def test_info_is_read_as_redis_py_reads_it(server: RedisServer) -> None:
+    with SyncRedis(*server.address) as r:
+        r.set("k:info", 1)
+        info = r.info()
+        assert isinstance(info["redis_version"], str) and isinstance(info["connected_clients"], int)
+        assert isinstance(info["db0"], dict) and info["db0"]["keys"] >= 1
+        assert set(r.info("stats")) >= {"total_connections_received", "total_commands_processed"}
+
+
 # -- arguments checked before anything is sent -------------------------------------------------
 
 
@@ -275,6 +284,7 @@ OTHER_SHAPES = {
     "_scored": (b"*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", [b"a", b"b", b"c"]),
     "_string": (b":5\r\n", 5),
     "_entries": (b"*1\r\n:1\r\n", [1]),
+    "_info": (b":1\r\n", 1),
     "_streams": (b":1\r\n", 1),
 }
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import random
 import ssl
 import time
 import uuid
@@ -296,6 +297,74 @@ async def test_a_timed_out_command_s_late_reply_is_dropped(r: Face, key: Callabl
     assert await r.incr(key("n"), timeout=5) == 1
     assert not r.client.closed
     assert r.client._conn is not None and r.client._conn.dropped >= 1
+
+
+STORMS = {
+    # name: (calls, proxy latency, give-up moments in (low, high) seconds)
+    "answers-under-way": (300, 0.02, (0.001, 0.04)),
+    "writes-under-way": (3000, 0.0, (0.00001, 0.005)),
+}
+
+
+@pytest.mark.parametrize("storm", sorted(STORMS))
+async def test_a_cancel_storm_keeps_the_one_connection(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str], storm: str
+) -> None:
+    """GETs, 20 at once, through a proxy (delaying every chunk, or not), each given up at
+    a random moment: by its timeout on every transport, and on the async face half of
+    them by a cancel. Every answer that comes is the call's own, and the client never
+    opens another connection: 0 reconnects."""
+    calls, latency, (low, high) = STORMS[storm]
+    rng = random.Random(7)
+    with FaultProxy(redis_server.address) as proxy:
+        r = await connect(transport, _Proxied(proxy), timeout=10.0)  # type: ignore[arg-type]
+        try:
+            keys = [key(f"k{i}") for i in range(20)]
+            for name in keys:
+                await r.set(name, name)
+            if latency:
+                proxy.set(Toxic("latency", latency))
+            wrong: list[Any] = []
+            given_up = 0
+            cancel = isinstance(r.client, AsyncRedis)
+            moments = [rng.uniform(low, high) for _ in range(calls)]
+
+            async def one(index: int) -> None:
+                nonlocal given_up
+                name = keys[index % len(keys)]
+                moment = moments[index]
+                try:
+                    if cancel and index % 2:
+                        with anyio.move_on_after(moment) as scope:
+                            value = await r.get(name, timeout=5)
+                        if scope.cancelled_caught:
+                            given_up += 1
+                            return
+                    else:
+                        value = await r.get(name, timeout=moment)
+                except DualioTimeout:
+                    given_up += 1
+                    return
+                if value != name.encode():
+                    wrong.append((name, value))
+
+            limiter = anyio.Semaphore(20)
+
+            async def limited(index: int) -> None:
+                async with limiter:
+                    await one(index)
+
+            async with anyio.create_task_group() as tasks:
+                for index in range(calls):
+                    tasks.start_soon(limited, index)
+            proxy.clear()
+            assert wrong == [] and 0 < given_up < calls, (wrong[:3], given_up)
+            assert await r.get(keys[3], timeout=5) == keys[3].encode()
+            assert not r.client.closed
+            reconnects = proxy.accepted - 1
+            assert reconnects == 0, f"{reconnects} reconnects, {given_up} of {calls} calls given up"
+        finally:
+            await r.aclose()
 
 
 async def test_from_url(

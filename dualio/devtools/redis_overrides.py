@@ -48,6 +48,7 @@ DECODERS = {
     **{name: ("builtins.list[Any]", "self._scored if withscores else self._value") for name in SCORED},
     "ZPOPMIN": ("builtins.list[tuple[S, float]]", "self._scored"),
     "ZPOPMAX": ("builtins.list[tuple[S, float]]", "self._scored"),
+    "INFO": ("builtins.dict[str, Any]", "self._info"),  # text of "key:value" lines, read as redis-py reads it
     "INCRBYFLOAT": ("float", "self._number"),  # a double sent as a bulk string
     "HINCRBYFLOAT": ("float", "self._number"),
     "XRANGE": ("builtins.list[tuple[S, builtins.dict[S, S]]]", "self._entries"),

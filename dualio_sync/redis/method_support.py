@@ -127,6 +127,17 @@ def _wrong(method: str, *params: tuple[str, object, str]) -> TypeError:
     return TypeError(f"{method}(): an argument is not bytes, str, int or float")
 
 
+def _number_or_text(text: str) -> int | float | str:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 class MethodSupport(Calls, Generic[S]):
     """The readers of replies and the sending of held commands the command methods use."""
 
@@ -230,6 +241,24 @@ class MethodSupport(Calls, Generic[S]):
             return [(member, float(score)) for member, score in pairs]
         except (TypeError, ValueError):
             return value
+
+    def _info(self, raw: bytes) -> Any:
+        """INFO's text as a dict, as redis-py reads it: each ``key:value`` line (sections'
+        ``#`` lines left out), a number as an int or a float, ``a=1,b=2`` as a dict."""
+        value = parse(raw)
+        if not isinstance(value, bytes):
+            return self._literal(value)
+        info: dict[str, Any] = {}
+        for line in value.decode(errors="replace").splitlines():
+            if not line or line.startswith("#") or ":" not in line:
+                continue
+            key, _, text = line.partition(":")
+            if ("=" in text and "," in text) or (text.count("=") == 1 and key.startswith("db")):
+                info[key] = {part.partition("=")[0]: _number_or_text(part.partition("=")[2])
+                             for part in text.split(",")}
+            else:
+                info[key] = _number_or_text(text)
+        return info
 
     def _entries(self, raw: bytes) -> Any:
         """A stream's entries as ``(id, fields)`` tuples, the fields a dict."""

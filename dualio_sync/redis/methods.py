@@ -2334,7 +2334,7 @@ class Methods(MethodSupport[S]):
         request: Request[float] = _request(Request, ("INCRBYFLOAT", command, self._number, False, 1, _UNARY))
         return self._call(request, timeout)
 
-    def info(self, *sections: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> S:
+    def info(self, *sections: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.dict[str, Any]:
         """INFO: Get information and statistics about the server (Redis 1.0.0)."""
         try:
             words: builtins.list[Arg] = ["INFO"]
@@ -2342,7 +2342,10 @@ class Methods(MethodSupport[S]):
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong("info", ("sections", sections, "flat")) from None
-        request: Request[S] = _request(Request, ("INFO", command, self._string, False, 1, _UNARY))
+        request: Request[builtins.dict[str, Any]] = _request(
+            Request,
+            ("INFO", command, self._info, False, 1, _UNARY),
+        )
         return self._call(request, timeout)
 
     def keys(self, pattern: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
