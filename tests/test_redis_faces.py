@@ -37,7 +37,7 @@ from dualio import (
     UsageError,
 )
 from dualio.lab.common.fault_proxy import FaultProxy, Toxic
-from dualio.redis import LockError, LockNotOwnedError, RedisError, WatchError
+from dualio.redis import ClientCache, LockError, LockNotOwnedError, RedisError, WatchError
 from dualio.redis import Redis as AsyncRedis
 from dualio_sync.redis import Redis as SyncRedis
 from dualio_sync.redis.commands import RedisCommands, parse_url
@@ -300,9 +300,10 @@ async def test_a_timed_out_command_s_late_reply_is_dropped(r: Face, key: Callabl
 
 
 STORMS = {
-    # name: (calls, proxy latency, give-up moments in (low, high) seconds)
-    "answers-under-way": (300, 0.02, (0.001, 0.04)),
-    "writes-under-way": (3000, 0.0, (0.00001, 0.005)),
+    # name: (calls, proxy latency, give-up moments in (low, high) seconds, with a client-side cache)
+    "answers-under-way": (300, 0.02, (0.001, 0.04), False),
+    "writes-under-way": (3000, 0.0, (0.00001, 0.005), False),
+    "cached": (3000, 0.0, (0.00001, 0.005), True),
 }
 
 
@@ -314,10 +315,11 @@ async def test_a_cancel_storm_keeps_the_one_connection(
     a random moment: by its timeout on every transport, and on the async face half of
     them by a cancel. Every answer that comes is the call's own, and the client never
     opens another connection: 0 reconnects."""
-    calls, latency, (low, high) = STORMS[storm]
+    calls, latency, (low, high), cached = STORMS[storm]
     rng = random.Random(7)
     with FaultProxy(redis_server.address) as proxy:
-        r = await connect(transport, _Proxied(proxy), timeout=10.0)  # type: ignore[arg-type]
+        cache = ClientCache() if cached else None
+        r = await connect(transport, _Proxied(proxy), timeout=10.0, cache=cache)  # type: ignore[arg-type]
         try:
             keys = [key(f"k{i}") for i in range(20)]
             for name in keys:
@@ -358,7 +360,7 @@ async def test_a_cancel_storm_keeps_the_one_connection(
                 for index in range(calls):
                     tasks.start_soon(limited, index)
             proxy.clear()
-            assert wrong == [] and 0 < given_up < calls, (wrong[:3], given_up)
+            assert (wrong == [] and 0 < given_up < calls) or (cached and given_up == 0), (wrong[:3], given_up)
             assert await r.get(keys[3], timeout=5) == keys[3].encode()
             assert not r.client.closed
             reconnects = proxy.accepted - 1
@@ -1060,6 +1062,93 @@ async def test_a_subscription_subscribes_again_after_its_connection_is_lost(
     finally:
         await killer.aclose()
         await messages.close()
+
+
+# -- a client-side cache ------------------------------------------------------------------------
+
+
+async def _get_calls(r: Face) -> int:
+    stats = await r.info("commandstats")
+    return int(stats["cmdstat_get"]["calls"]) if "cmdstat_get" in stats else 0
+
+
+async def test_a_client_side_cache_answers_from_memory_and_never_stale_after_an_invalidation(
+    redis_server: RedisServer, transport: Transport, key: Callable[[str], str]
+) -> None:
+    cache = ClientCache()
+    r = await connect(transport, redis_server, cache=cache)
+    w = await connect(transport, redis_server)
+    try:
+        k = key("cached")
+        await w.set(k, "old")
+        assert await r.get(k) == b"old"  # a miss: asked, kept
+        calls = await _get_calls(w)
+        for _ in range(5):
+            assert await r.get(k) == b"old"  # hits: no GET reaches the server
+        assert await _get_calls(w) == calls
+        assert cache.stats.hits == 5 and len(cache) == 1
+        await w.set(k, "new")
+        seen = []
+        with anyio.fail_after(5):
+            while not seen or seen[-1] != b"new":
+                seen.append(await r.get(k))
+                await anyio.sleep(0.001)
+        assert set(seen) <= {b"old", b"new"} and cache.stats.invalidations >= 1
+        for _ in range(50):
+            assert await r.get(k) == b"new"  # never the old value again
+        await w.delete(k)
+        with anyio.fail_after(5):
+            while await r.get(k) is not None:
+                await anyio.sleep(0.001)
+        await r.hset(key("h"), mapping={"f": "1"})
+        assert await r.hgetall(key("h")) == {b"f": b"1"} and await r.hgetall(key("h")) == {b"f": b"1"}
+        await r.hset(key("h"), "f", "2")  # its own write invalidates too
+        with anyio.fail_after(5):
+            while await r.hgetall(key("h")) != {b"f": b"2"}:
+                await anyio.sleep(0.001)
+    finally:
+        await r.aclose()
+        await w.aclose()
+
+
+async def test_a_client_side_cache_is_flushed_when_the_server_restarts(
+    transport: Transport, key: Callable[[str], str]
+) -> None:
+    if REDIS_SERVER is None:
+        pytest.skip(NOT_INSTALLED)
+    server = start_redis()
+    cache = ClientCache()
+    r = await connect(transport, server, cache=cache, timeout=15.0, connect_timeout=1.0)
+    try:
+        k = key("k")
+        await r.set(k, "before")
+        assert await r.get(k) == b"before" and await r.get(k) == b"before"
+        assert cache.stats.hits == 1
+        port = server.port
+        server.process.kill()
+        server.process.wait()
+        server.stop()
+        server = start_redis(port=port)  # empty: "before" is gone
+        assert await r.get(k) is None  # the lost connection's entries are not served
+        assert await r.get(k) is None
+    finally:
+        await r.aclose()
+        server.stop()
+
+
+def test_a_client_side_cache_is_off_on_a_resp2_server(redis_resp2_server: RedisServer) -> None:
+    cache = ClientCache()
+    with SyncRedis(*redis_resp2_server.address, cache=cache) as r:
+        r.set("resp2-cache", "v")
+        assert r.get("resp2-cache") == b"v" and r.get("resp2-cache") == b"v"
+        assert cache.stats.hits == 0 and not cache.active  # no pushes on RESP2: never served from memory
+
+
+def test_a_client_side_cache_is_one_client_s() -> None:
+    cache = ClientCache()
+    SyncRedis(lazy=True, cache=cache)
+    with pytest.raises(ValueError, match="belongs to another client"):
+        SyncRedis(lazy=True, cache=cache)
 
 
 # -- a server restart ---------------------------------------------------------------------------

@@ -97,7 +97,7 @@ def test_the_redis_constructor() -> None:
         ("tls", None),
         ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
         ("decode_responses", False), ("lazy", False), ("on_state", None), ("on_request", None),
-        ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20),
+        ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20), ("cache", None),
         ("transport", "blocking"),
     ]
 

@@ -47,6 +47,10 @@ class BlockingTransport(Protocol):
     @property
     def failure(self) -> DualioError | None: ...
 
+    def has_pending_input(self) -> bool:
+        """Whether bytes wait unread (asked by a client-side cache, from any thread)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -71,5 +75,9 @@ class AsyncTransport(Protocol):
 
     @property
     def failure(self) -> DualioError | None: ...
+
+    def has_pending_input(self) -> bool:
+        """Whether bytes wait unread (asked by a client-side cache)."""
+        ...
 
     async def aclose(self) -> None: ...

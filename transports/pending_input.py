@@ -9,21 +9,25 @@ import socket
 
 
 class PendingInput:
-    __slots__ = ("_poll", "_sock")
+    """``busy``: what to answer while another thread asks at the same moment (False:
+    that thread reads what waits; True, for a caller that must not miss anything: a
+    client-side cache, which then asks the server)."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    __slots__ = ("_busy", "_poll", "_sock")
+
+    def __init__(self, sock: socket.socket, busy: bool = False) -> None:
         self._sock = sock
+        self._busy = busy
         self._poll: select.poll | None = None
         if hasattr(select, "poll"):  # select() refuses descriptors past 1024; poll() does not
             self._poll = select.poll()
             self._poll.register(sock.fileno(), select.POLLIN)
 
     def __call__(self) -> bool:
-        """True if something waits; False also while another thread asks at the same
-        moment (that thread then reads it)."""
+        """True if something waits (``busy`` while another thread asks at the same moment)."""
         if self._poll is None:
             return bool(select.select([self._sock], [], [], 0)[0])
         try:
             return bool(self._poll.poll(0))
         except RuntimeError:  # "concurrent poll() invocation"
-            return False
+            return self._busy

@@ -651,6 +651,10 @@ def render(method: Method) -> str:
     out += _fit(3, "raise _wrong", wrong, " from None")
     request = f"({q(command)}, {name}, {decoder}, {retry}, 1, _UNARY)"
     out += _fit(2, f"request: Request[{returns}] = _request", ["Request", request], "")
+    if command in overrides.CACHEABLE:
+        key = next(p.name for p in method.params if p.name == "name")
+        out.append("        if self._cache is not None:")
+        out.append(f"            return await self._cached(request, {key}, timeout)")
     if method.held_wait is not None:
         call = f"return await self._held_command(request, {method.held_wait}, timeout)"
         if method.held_when:

@@ -57,6 +57,13 @@ DECODERS = {
     "XREADGROUP": ("builtins.dict[S, builtins.list[tuple[S, builtins.dict[S, S]]]] | None", "self._streams"),
 }
 
+CACHEABLE = frozenset({
+    "GET", "GETRANGE", "STRLEN", "HGET", "HGETALL", "HMGET", "HEXISTS", "HLEN", "HKEYS", "HVALS", "LRANGE",
+    "LLEN", "LINDEX", "SMEMBERS", "SISMEMBER", "SCARD", "ZSCORE", "ZCARD", "ZRANGE",
+})
+"""Reads of one key a client-side cache keeps (``Redis(cache=...)``): their reply depends
+on that key alone, so the key's invalidation is enough to drop it."""
+
 VALUE_FIRST = frozenset({"ZADD"})
 """Pairs given as a mapping of member to score, sent score first (as redis-py's ``zadd``)."""
 

@@ -74,6 +74,7 @@ from dualio_transports.redis_protocol.resp import (
     parse,
     parse_all,
 )
+from dualio_transports.redis_protocol.tracking import ClientCache
 from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
 from dualio_transports.wire.request import Request, StreamRequest
@@ -178,7 +179,7 @@ def parse_url(url: str) -> dict[str, Any]:
 
 def redis_protocol(
     username: str | None, password: str | None, client_name: str | None, db: int,
-    max_reply_size: int = MAX_REPLY,
+    max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
 ) -> functools.partial[RedisProtocol]:
     """What makes each connection's protocol state (``ConnectOptions.protocol``), its
     arguments checked once, here."""
@@ -190,11 +191,13 @@ def redis_protocol(
             raise TypeError(f"{name} must be an int, not {type(number).__name__}")
     if max_reply_size < 16:
         raise ValueError(f"max_reply_size must be 16 bytes or more, not {max_reply_size}")
+    if cache is not None and not isinstance(cache, ClientCache):
+        raise TypeError(f"cache must be a ClientCache or None, not {type(cache).__name__}")
     make = functools.partial(
         RedisProtocol, username=username, password=password, client_name=client_name, db=db,
-        max_reply=max_reply_size,
+        max_reply=max_reply_size, cache=cache,
     )
-    make()  # a ValueError now for a username without a password, or a negative db
+    make(cache=None)  # a ValueError now for a username without a password, or a negative db
     return make
 
 

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 from dualio.face_calls import AsyncCalls
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
 from dualio_transports.redis_protocol.resp import Value, parse
+from dualio_transports.redis_protocol.tracking import ClientCache
 from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import ProtocolError
 from dualio_transports.wire.protocol import CallKind
@@ -141,10 +142,24 @@ def _number_or_text(text: str) -> int | float | str:
         return text
 
 
+def _as_is(raw: bytes) -> bytes:
+    return raw
+
+
+def _key_bytes(key: Arg) -> bytes:
+    """A key as the server names it in an invalidation."""
+    if isinstance(key, bytes):
+        return key
+    if isinstance(key, str):
+        return key.encode()
+    return repr(key).encode()
+
+
 class AsyncMethodSupport(AsyncCalls, Generic[S]):
     """The readers of replies and the sending of held commands the command methods use."""
 
     decode_responses: bool
+    _cache: ClientCache | None = None
 
     def _value(self, raw: bytes) -> Any:
         if self.decode_responses:
@@ -291,6 +306,26 @@ class AsyncMethodSupport(AsyncCalls, Generic[S]):
         if not isinstance(value, dict):
             return value
         return {name: self._as_entries(entries) for name, entries in value.items()}
+
+    async def _cached(self, request: Request[T], key: Arg, timeout: Timeout) -> T:
+        """A read of one key through the client-side cache (``tracking``): from memory
+        while the connection is open and nothing unread waits on it; else from the
+        server, the reply kept unless an invalidation came meanwhile."""
+        cache = self._cache
+        assert cache is not None
+        conn = self._ready_transport()
+        if conn is not None and not conn.has_pending_input():
+            kept = cache.get(request.args)
+            if kept is not None:
+                return request.decode(kept)
+        else:
+            cache.stats.misses += 1
+        generation = cache.generation  # before the command is sent
+        method, args, idempotent = request.method, request.args, request.idempotent
+        raw: Request[bytes] = _request(Request, (method, args, _as_is, idempotent, 1, _UNARY))
+        reply = await self._call(raw, timeout)
+        cache.put(request.args, _key_bytes(key), reply, generation)
+        return request.decode(reply)
 
     async def _held_command(self, request: Request[T], wait: float, timeout: Timeout) -> T:
         """A command the server holds for up to ``wait`` seconds (0: for ever), on a

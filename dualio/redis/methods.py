@@ -1995,6 +1995,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("get", ("name", name, "arg")) from None
         request: Request[S | None] = _request(Request, ("GET", command, self._string, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def getbit(self, name: Arg, offset: int, *, timeout: Timeout = UNSET) -> bool:
@@ -2059,6 +2061,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 ("end", end, "arg"),
             ) from None
         request: Request[S] = _request(Request, ("GETRANGE", command, self._string, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def getset(self, name: Arg, value: Arg, *, timeout: Timeout = UNSET) -> S | None:
@@ -2093,6 +2097,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("hexists", ("name", name, "arg"), ("field", field, "arg")) from None
         request: Request[bool] = _request(Request, ("HEXISTS", command, self._flag, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def hget(self, name: Arg, field: Arg, *, timeout: Timeout = UNSET) -> S | None:
@@ -2102,6 +2108,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("hget", ("name", name, "arg"), ("field", field, "arg")) from None
         request: Request[S | None] = _request(Request, ("HGET", command, self._string, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def hgetall(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.dict[S, S]:
@@ -2114,6 +2122,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("HGETALL", command, self._mapping, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def hincrby(self, name: Arg, field: Arg, increment: int, *, timeout: Timeout = UNSET) -> int:
@@ -2156,6 +2166,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("HKEYS", command, self._value, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def hlen(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
@@ -2165,6 +2177,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("hlen", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("HLEN", command, self._integer, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def hmget(
@@ -2184,6 +2198,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("HMGET", command, self._value, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def hmset(self, name: Arg, mapping: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> bool:
@@ -2305,6 +2321,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("HVALS", command, self._value, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def incr(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
@@ -2492,6 +2510,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("lindex", ("name", name, "arg"), ("index", index, "arg")) from None
         request: Request[S | None] = _request(Request, ("LINDEX", command, self._string, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def linsert(
@@ -2519,6 +2539,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("llen", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("LLEN", command, self._integer, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def lmove(
@@ -2669,6 +2691,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("LRANGE", command, self._value, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def lrem(self, name: Arg, count: int, element: Arg, *, timeout: Timeout = UNSET) -> int:
@@ -3475,6 +3499,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("scard", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("SCARD", command, self._integer, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def script_debug(self, mode: Literal["YES", "SYNC", "NO"], *, timeout: Timeout = UNSET) -> bool:
@@ -3711,6 +3737,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("sismember", ("name", name, "arg"), ("member", member, "arg")) from None
         request: Request[bool] = _request(Request, ("SISMEMBER", command, self._flag, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def slaveof(self, *options: Arg, timeout: Timeout = UNSET) -> S:
@@ -3784,6 +3812,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("SMEMBERS", command, self._members, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def smismember(
@@ -4001,6 +4031,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("strlen", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("STRLEN", command, self._integer, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def substr(self, name: Arg, start: int, end: int, *, timeout: Timeout = UNSET) -> S:
@@ -4744,6 +4776,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("zcard", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("ZCARD", command, self._integer, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def zcount(self, name: Arg, min: float, max: float, *, timeout: Timeout = UNSET) -> int:
@@ -5034,6 +5068,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
             Request,
             ("ZRANGE", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def zrangebylex(
@@ -5375,6 +5411,8 @@ class AsyncMethods(AsyncMethodSupport[S]):
         except TypeError:
             raise _wrong("zscore", ("name", name, "arg"), ("member", member, "arg")) from None
         request: Request[float | None] = _request(Request, ("ZSCORE", command, self._value, True, 1, _UNARY))
+        if self._cache is not None:
+            return await self._cached(request, name, timeout)
         return await self._call(request, timeout)
 
     async def zunion(

@@ -22,10 +22,13 @@ from dualio_transports.redis_protocol.errors import (
     WatchError,
     WrongTypeError,
 )
+from dualio_transports.redis_protocol.tracking import CacheStats, ClientCache
 
 __all__ = [
     "AskError",
     "BusyError",
+    "CacheStats",
+    "ClientCache",
     "ClusterDownError",
     "ExecAbortError",
     "LoadingError",

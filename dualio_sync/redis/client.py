@@ -18,6 +18,7 @@ from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.redis_protocol.resp import MAX_REPLY
+from dualio_transports.redis_protocol.tracking import ClientCache
 
 __all__ = ["Redis"]
 
@@ -32,10 +33,12 @@ class Redis(RedisCommands[S], FaceConnection):
     connection. ``unix_socket_path`` connects to a Unix socket instead of ``host`` and
     ``port``. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a
     value): a reply over it fails its call with FrameTooLarge, and the client goes on, on
-    a new connection. ``decode_responses=True`` returns ``str`` where Redis sends strings
-    (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A lost connection is opened
-    again by the next call, and commands safe to repeat are retried, as ``retry`` allows.
-    docs/redis.md says what is not offered yet.
+    a new connection. ``cache`` (a :class:`ClientCache`) keeps the replies of reads of
+    one key (GET, HGET, HGETALL, ...) in memory, kept fresh by the server's invalidations
+    (RESP3 ``CLIENT TRACKING``; docs/redis.md). ``decode_responses=True`` returns ``str``
+    where Redis sends strings (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A
+    lost connection is opened again by the next call, and commands safe to repeat are
+    retried, as ``retry`` allows. docs/redis.md says what is not offered yet.
     """
 
     @overload
@@ -49,7 +52,8 @@ class Redis(RedisCommands[S], FaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        max_reply_size: int = MAX_REPLY, transport: TransportName = "blocking",
+        max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        transport: TransportName = "blocking",
     ) -> None: ...
 
     @overload
@@ -63,7 +67,8 @@ class Redis(RedisCommands[S], FaceConnection):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        max_reply_size: int = MAX_REPLY, transport: TransportName = "blocking",
+        max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        transport: TransportName = "blocking",
     ) -> None: ...
 
     def __init__(
@@ -89,16 +94,20 @@ class Redis(RedisCommands[S], FaceConnection):
         on_response: ResponseCallback | None = None,
         held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY,
+        cache: ClientCache | None = None,
         transport: TransportName = "blocking",
     ) -> None:
         check_transport(transport)
         timeout = check_timeout("timeout", timeout)  # before the address
-        protocol = redis_protocol(username, password, client_name, db, max_reply_size)
+        protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
             unix_path=unix_socket_path,
         )
         self._setup_commands(decode_responses)
+        if cache is not None:
+            cache.attach(self)
+            self._cache = cache
         self.db = db
         self._setup(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from dualio_sync.face_calls import Calls
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
 from dualio_transports.redis_protocol.resp import Value, parse
+from dualio_transports.redis_protocol.tracking import ClientCache
 from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import ProtocolError
 from dualio_transports.wire.protocol import CallKind
@@ -138,10 +139,24 @@ def _number_or_text(text: str) -> int | float | str:
         return text
 
 
+def _as_is(raw: bytes) -> bytes:
+    return raw
+
+
+def _key_bytes(key: Arg) -> bytes:
+    """A key as the server names it in an invalidation."""
+    if isinstance(key, bytes):
+        return key
+    if isinstance(key, str):
+        return key.encode()
+    return repr(key).encode()
+
+
 class MethodSupport(Calls, Generic[S]):
     """The readers of replies and the sending of held commands the command methods use."""
 
     decode_responses: bool
+    _cache: ClientCache | None = None
 
     def _value(self, raw: bytes) -> Any:
         if self.decode_responses:
@@ -288,6 +303,26 @@ class MethodSupport(Calls, Generic[S]):
         if not isinstance(value, dict):
             return value
         return {name: self._as_entries(entries) for name, entries in value.items()}
+
+    def _cached(self, request: Request[T], key: Arg, timeout: Timeout) -> T:
+        """A read of one key through the client-side cache (``tracking``): from memory
+        while the connection is open and nothing unread waits on it; else from the
+        server, the reply kept unless an invalidation came meanwhile."""
+        cache = self._cache
+        assert cache is not None
+        conn = self._ready_transport()
+        if conn is not None and not conn.has_pending_input():
+            kept = cache.get(request.args)
+            if kept is not None:
+                return request.decode(kept)
+        else:
+            cache.stats.misses += 1
+        generation = cache.generation  # before the command is sent
+        method, args, idempotent = request.method, request.args, request.idempotent
+        raw: Request[bytes] = _request(Request, (method, args, _as_is, idempotent, 1, _UNARY))
+        reply = self._call(raw, timeout)
+        cache.put(request.args, _key_bytes(key), reply, generation)
+        return request.decode(reply)
 
     def _held_command(self, request: Request[T], wait: float, timeout: Timeout) -> T:
         """A command the server holds for up to ``wait`` seconds (0: for ever), on a

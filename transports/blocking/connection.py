@@ -153,6 +153,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         self._sleepers = 0  # threads in self._cond.wait() (the emulation's reader thread)
         self._read_poll = _poller(sock, "POLLIN")  # used by the reader role only
         self._pending_input = PendingInput(sock)
+        self._unread = PendingInput(sock, busy=True)  # asked by a cache, from any thread
         self._control: list[bytes] = []  # CANCEL and PING frames waiting for the write lock
         self._control_calls: list[LiveCall] = []  # the PINGs' calls among them (answers in order)
         self._ordered = self._table.ordered
@@ -183,6 +184,11 @@ class BlockingConnection(ConnectionFacts[Any]):
 
     def _handshake(self, until: float) -> None:
         self._drive(procedure.handshake(self._table, until, monotonic()))
+
+    def has_pending_input(self) -> bool:
+        """Whether bytes wait on the socket that nobody read yet (a push, say): a
+        client-side cache asks before it answers from memory, without reading."""
+        return self._reading != 0 or self._unread()
 
     # -- calls ----------------------------------------------------------------
 

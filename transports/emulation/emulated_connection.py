@@ -353,6 +353,9 @@ class EmulatedConnection:
     def closed(self) -> bool:
         return self._closed or self._conn.closed
 
+    def has_pending_input(self) -> bool:
+        return self._conn.has_pending_input()
+
     @property
     def dropped(self) -> int:
         return self._conn.dropped

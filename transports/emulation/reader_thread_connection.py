@@ -133,6 +133,11 @@ class ReaderThreadConnection(BlockingConnection):
             else:
                 self._ready.append(functools.partial(completion.callback, result=call.result))
 
+    def has_pending_input(self) -> bool:
+        """What the socket holds unread: the reader thread reads what comes as it comes
+        (it holds the reader role for good, which says nothing here)."""
+        return self._unread()
+
     def _ensure_reader(self) -> None:
         with self._mutex:
             if self._reader is not None or self._table.failure is not None:

@@ -144,6 +144,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         self._pending_input: Callable[[], bool] = (
             _nothing_pending if self._raw is None else PendingInput(self._raw)
         )
+        self._unread: PendingInput | None = None if self._raw is None else PendingInput(self._raw, busy=True)
         self.loop = LoopHandle.current()
         # A waiting call's event and the reader's cancel scope: on trio, trio's own, without
         # anyio's wrappers around them (their cost is paid per call).
@@ -180,6 +181,12 @@ class AnyioConnection(ConnectionFacts[_Event]):
         Python calls), else converted now (:func:`on_clock`)."""
         offset = self._offset
         return on_clock(until, self._clock) if offset is None else until + offset
+
+    def has_pending_input(self) -> bool:
+        """Whether bytes wait that nobody read yet: a client-side cache asks before it
+        answers from memory (True when it cannot tell: a stream without a socket)."""
+        unread = self._unread
+        return unread is None or self._reading or unread()
 
     @classmethod
     async def connect(cls, options: ConnectOptions, until: float) -> AnyioConnection:

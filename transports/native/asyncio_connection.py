@@ -31,6 +31,7 @@ from typing import Any, TypeVar, cast
 
 from dualio_transports import async_driver
 from dualio_transports.native.timer_queue import TimerQueue
+from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire import failures, procedure, timing
@@ -72,7 +73,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
     __slots__ = (
         "_clock", "_close_grace", "_deadlines", "_decoder", "_disconnected", "_drained", "_into_room",
         "_keepalive_at", "_loop", "_lost", "_monotonic_clock", "_outbox", "_paused", "_plain_futures",
-        "_read_view", "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "loop",
+        "_read_view", "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "_unread", "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
@@ -104,6 +105,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         self._read_view = _read_buffer(loop)
         self._decoder = self._table.protocol.decoder  # after a failure too: what is read is dropped
         self._into_room = False  # the last get_buffer gave a large answer's own buffer
+        self._unread: PendingInput | None = None
 
     @classmethod
     async def connect(cls, options: ConnectOptions, until: float) -> AsyncioConnection:
@@ -142,8 +144,16 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family != socket.AF_UNIX:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        if sock is not None:
+            self._unread = PendingInput(sock, busy=True)
+            if sock.family != socket.AF_UNIX:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+    def has_pending_input(self) -> bool:
+        """Whether bytes wait on the socket that the loop has not handed over yet: a
+        client-side cache asks before it answers from memory (True when it cannot tell)."""
+        unread = self._unread
+        return unread is None or unread()
 
     def get_buffer(self, sizehint: int) -> memoryview:
         if self._decoder.large is None:

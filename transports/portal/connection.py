@@ -319,6 +319,9 @@ class PortalConnection:
     def closed(self) -> bool:
         return self._conn.closed
 
+    def has_pending_input(self) -> bool:
+        return self._conn.has_pending_input()
+
     @property
     def dropped(self) -> int:
         return self._conn.dropped

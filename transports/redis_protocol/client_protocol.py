@@ -48,6 +48,7 @@ from dualio_transports.redis_protocol.resp import (
     parse,
 )
 from dualio_transports.redis_protocol.subscriptions import Subscriptions
+from dualio_transports.redis_protocol.tracking import ClientCache
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError, VersionMismatch
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
@@ -194,7 +195,7 @@ class RedisProtocol:
     """
 
     __slots__ = (
-        "_checks", "_client_name", "_db", "_handshake_replies", "_held", "_password", "_username",
+        "_cache", "_checks", "_client_name", "_db", "_handshake_replies", "_held", "_password", "_username",
         "decoder", "resp", "state", "subscriptions",
     )
     matching = Matching.IN_ORDER
@@ -210,6 +211,7 @@ class RedisProtocol:
         password: str | None = None,
         client_name: str | None = None,
         db: int = 0,
+        cache: ClientCache | None = None,
         **bounds: int,
     ) -> None:
         if username is not None and password is None:
@@ -228,6 +230,9 @@ class RedisProtocol:
         self.resp = 3
         """The protocol's version the server speaks: 2 when it refused HELLO (before Redis 6)."""
         self._held: set[int] = set()  # keys of commands the server holds
+        self._cache = cache
+        if cache is not None:
+            cache.flush(active=False)  # a new connection: whatever changed meanwhile was missed
 
     @property
     def is_open(self) -> bool:
@@ -250,6 +255,9 @@ class RedisProtocol:
         if self._db:
             data += encode_command("SELECT", self._db)
             checks.append(("SELECT", _check_ok("SELECT")))
+        if self._cache is not None:
+            data += encode_command("CLIENT", "TRACKING", "ON")
+            checks.append(("CLIENT TRACKING", self._tracking))
         self._checks = deque(checks)
         self._handshake_replies = len(checks)
         return data
@@ -264,6 +272,13 @@ class RedisProtocol:
             return None
         return ProtocolError(f"the server sent a {kind.value} nobody asked for: {payload[:60]!r}")
 
+    def _tracking(self, value: Value) -> DualioError | None:
+        """CLIENT TRACKING's answer: the cache is used from now on, on RESP3 only (a RESP2
+        connection gets no pushes)."""
+        if self._cache is not None:
+            self._cache.flush(active=value == b"OK" and self.resp == 3)
+        return None
+
     def _handshake_reply(self, payload: bytes) -> DualioError | HandshakeDone | None:
         if not self._checks:
             return ProtocolError("a handshake reply after the handshake")
@@ -275,6 +290,8 @@ class RedisProtocol:
         if isinstance(value, ErrorReply):
             if command == "HELLO" and refuses_hello(value):
                 self.resp = 2  # RESP2's replies are RESP3's without maps, sets, pushes and the rest
+            elif command == "CLIENT TRACKING":
+                self._tracking(value)  # refused: the client goes on, without its cache
             else:
                 return handshake_error(command, value)
         else:
@@ -304,6 +321,10 @@ class RedisProtocol:
         if not push or not isinstance(push[0], bytes):
             return None
         name = push[0].lower()
+        if name == b"invalidate":
+            if self._cache is not None:
+                self._cache.invalidated(push[1] if len(push) > 1 else None)
+            return None
         channel = push[1] if len(push) > 1 else None
         if not isinstance(channel, bytes):
             return None
