@@ -78,6 +78,7 @@ from dualio.lab.instructions.counter import (
     valgrind,
 )
 from dualio.lab.instructions.fake_peers import GET_COMMAND, GET_REPLY, KEY, PAYLOAD, read_bulk
+from dualio.redis import ClientCache
 from dualio.redis import Redis as AsyncRedis
 from dualio_sync.redis import Redis as BlockingRedis
 
@@ -92,6 +93,10 @@ DUALIO = {figure.name: figure for figure in (
            "native_get", (1,), module=MODULE),
     Figure("redis-native-100", "dualio.redis.Redis.get, asyncio native, 100 in flight on one connection",
            "redis-raw", "native_get", (100,), module=MODULE),
+    Figure("redis-sync-cached", "dualio_sync.redis.Redis.get, a client-side cache's hit", "redis-raw",
+           "sync_cached_get", module=MODULE),
+    Figure("redis-native-cached", "dualio.redis.Redis.get on asyncio, a client-side cache's hit", "redis-raw",
+           "native_cached_get", module=MODULE),
     Figure("redis-sync-pipeline", "dualio_sync.redis.Redis.pipeline of 100 GETs, per GET", "redis-raw",
            "sync_pipeline_get", module=MODULE),
     Figure("redis-native-pipeline", "dualio.redis.Redis.pipeline of 100 GETs on asyncio, per GET",
@@ -182,6 +187,28 @@ async def native_get(calls: int, in_flight: int, clock: Clock) -> float:
 
 PIPELINE = 100
 """GETs per pipeline in the ``-pipeline`` figures."""
+
+
+def sync_cached_get(calls: int, clock: Clock) -> float:
+    """``dualio_sync.redis.Redis.get`` with a client-side cache, every GET but the first a hit."""
+    with BlockingRedis(*_address(), cache=ClientCache()) as redis:
+        get = redis.get
+        _check(get(KEY))
+        started = clock()
+        for _ in range(calls):
+            _check(get(KEY))
+        return (clock() - started) / calls
+
+
+async def native_cached_get(calls: int, clock: Clock) -> float:
+    """``dualio.redis.Redis.get`` on asyncio with a client-side cache: hits."""
+    async with AsyncRedis(*_address(), cache=ClientCache()) as redis:
+        get = redis.get
+        _check(await get(KEY))
+        started = clock()
+        for _ in range(calls):
+            _check(await get(KEY))
+        return (clock() - started) / calls
 
 
 def sync_pipeline_get(calls: int, clock: Clock) -> float:
