@@ -32,7 +32,7 @@ from dualio_transports import async_driver
 from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import failures, procedure
+from dualio_transports.wire import failures, procedure, timing
 from dualio_transports.wire.call_table import CallState, CallTable
 from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import ItemDeadlines, on_clock, seconds_left
@@ -157,6 +157,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
         # trio over plain TCP, on the socket itself (trio's stream checkpoints after each
         # send and each receive that did not wait, an extra pass of its scheduler per call).
         self._send_now: Callable[[bytes], int] | None = None
+        self._whole_sends = self.loop.backend == "asyncio"  # see _send_whole
+        self._wait_writable: Callable[[socket.socket], Awaitable[None]] | None = None
         self._receive: Callable[[], Awaitable[bytes]] = stream.receive
         if self.loop.backend == "trio":
             import trio
@@ -167,6 +169,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             self._checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
             if self._raw is not None and options.tls is None:
                 self._send_now = functools.partial(_send_now, self._raw)
+                self._wait_writable = trio.lowlevel.wait_writable
                 self._receive = functools.partial(
                     _trio_receive, self._raw, trio.lowlevel.wait_readable, trio.ClosedResourceError
                 )
@@ -456,11 +459,18 @@ class AnyioConnection(ConnectionFacts[_Event]):
         be cut). The first piece may take ``write.first_wait`` seconds, measured before the
         batch left the queue: measured again here, it could be past already, and a scope past
         its end cancels a send before it begins, which would count as a cut frame."""
+        if self._send_now is not None:
+            await self._send_exact(write)
+            return
         batch = write.data
         try:
             while not write.finished:
                 whole = not write.done and len(batch) <= _WRITE_PIECE
                 piece = batch if whole else bytes(write.rest[:_WRITE_PIECE])
+                if self._whole_sends:
+                    await self._send_whole(piece)
+                    write.sent(len(piece))
+                    continue
                 with self._until(write.wait_until()) as sending:
                     await self._stream.send(piece)
                 if sending.cancelled_caught:
@@ -474,6 +484,42 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if failure is not None:
                 await self._teardown(failure)
             raise
+
+    async def _send_exact(self, write: FrameWrite) -> None:
+        """Send the rest of a batch on the socket itself (trio over plain TCP), which says
+        how many bytes each send took: a deadline or a cancel while it waits for room cuts
+        a frame only if part of it left, as on the blocking transport."""
+        assert self._send_now is not None and self._raw is not None
+        try:
+            while True:
+                write.sent(self._send_now(write.rest))  # type: ignore[arg-type]  # a buffer will do
+                if write.finished:
+                    return
+                with self._until(write.wait_until()) as waiting:
+                    await self._wait_writable(self._raw)  # type: ignore[misc]
+                if waiting.cancelled_caught:
+                    error, failure = write.expired()
+                    if failure is not None:
+                        await self._teardown(failure)
+                    raise error
+        except anyio.get_cancelled_exc_class():
+            failure = write.interrupted("cancelled")
+            if failure is not None:
+                await self._teardown(failure)
+            raise
+
+    async def _send_whole(self, piece: bytes) -> None:
+        """A send on asyncio, whose stream hands all of a piece to the transport's buffer
+        or, cancelled at its first checkpoint, none of it, and cannot tell which: it is
+        finished, shielded from the call's deadline and from cancels (a cut is impossible,
+        but so is knowing whether the request left), waiting only for the buffer to
+        drain, within ``WRITE_STALL_LIMIT`` (a peer that reads nothing fails it). The call
+        then meets its deadline waiting for its answer, which is dropped when it comes."""
+        stall = time.monotonic() + timing.WRITE_STALL_LIMIT
+        with anyio.CancelScope(shield=True), self._until(stall) as sending:
+            await self._stream.send(piece)
+        if sending.cancelled_caught:
+            raise await self._teardown(failures.write_stalled())
 
     async def _teardown(self, failure: DualioError) -> DualioError:
         """Fail the connection and close its stream; the failure it ended with (the first)."""
