@@ -16,6 +16,7 @@ answer is dropped, and the id is not reused before the server's final frame.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import math
 import socket
@@ -23,7 +24,7 @@ import ssl
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from types import TracebackType
-from typing import Protocol, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 import anyio
 from anyio.abc import ByteStream, SocketAttribute
@@ -32,7 +33,7 @@ from dualio_transports import async_driver
 from dualio_transports.pending_input import PendingInput
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.running_loop import LoopHandle
-from dualio_transports.wire import failures, procedure, timing
+from dualio_transports.wire import failures, procedure
 from dualio_transports.wire.call_table import CallState, CallTable
 from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import ItemDeadlines, on_clock, seconds_left
@@ -60,6 +61,9 @@ LiveCall = CallState[_Event]
 class _Scope(Protocol):
     @property
     def cancelled_caught(self) -> bool: ...
+
+    @property
+    def cancel_called(self) -> bool: ...
 
     @property
     def deadline(self) -> float: ...
@@ -157,7 +161,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
         # trio over plain TCP, on the socket itself (trio's stream checkpoints after each
         # send and each receive that did not wait, an extra pass of its scheduler per call).
         self._send_now: Callable[[bytes], int] | None = None
-        self._whole_sends = self.loop.backend == "asyncio"  # see _send_whole
+        # On asyncio over plain TCP, writes go into the transport under anyio's stream (see
+        # _send_buffered); its protocol's write_event says whether the buffer has room.
+        # On asyncio over plain TCP, anyio's stream, whose sends write a piece whole (see
+        # _writes_at_once).
+        protocol = getattr(stream, "_protocol", None) if self.loop.backend == "asyncio" else None
+        plain = options.tls is None and isinstance(getattr(protocol, "write_event", None), asyncio.Event)
+        self._asyncio_stream: Any = stream if plain else None
         self._wait_writable: Callable[[socket.socket], Awaitable[None]] | None = None
         self._receive: Callable[[], Awaitable[bytes]] = stream.receive
         if self.loop.backend == "trio":
@@ -463,24 +473,34 @@ class AnyioConnection(ConnectionFacts[_Event]):
             await self._send_exact(write)
             return
         batch = write.data
+        unknown = False
         try:
             while not write.finished:
                 whole = not write.done and len(batch) <= _WRITE_PIECE
                 piece = batch if whole else bytes(write.rest[:_WRITE_PIECE])
-                if self._whole_sends:
-                    await self._send_whole(piece)
-                    write.sent(len(piece))
-                    continue
-                with self._until(write.wait_until()) as sending:
-                    await self._stream.send(piece)
+                at_once = await self._writes_at_once()
+                returned = False
+                try:
+                    with self._until(write.wait_until()) as sending:
+                        at_once = at_once and not sending.cancel_called
+                        await self._stream.send(piece)
+                        returned = True
+                finally:
+                    if returned or at_once:  # see _writes_at_once
+                        write.sent(len(piece))
+                    unknown = not returned and self._asyncio_stream is None
                 if sending.cancelled_caught:
-                    error, failure = write.expired(may_have_begun=True)
+                    if write.finished:
+                        self._sent = max(self._sent, write.upto)
+                        return  # all of it left: the call meets its deadline waiting for its answer
+                    error, failure = write.expired(may_have_begun=unknown)
                     if failure is not None:
                         await self._teardown(failure)
                     raise error
-                write.sent(len(piece))
         except anyio.get_cancelled_exc_class():
-            failure = write.interrupted("cancelled", may_have_begun=True)
+            if write.finished:
+                self._sent = max(self._sent, write.upto)
+            failure = write.interrupted("cancelled", may_have_begun=unknown)
             if failure is not None:
                 await self._teardown(failure)
             raise
@@ -508,18 +528,17 @@ class AnyioConnection(ConnectionFacts[_Event]):
                 await self._teardown(failure)
             raise
 
-    async def _send_whole(self, piece: bytes) -> None:
-        """A send on asyncio, whose stream hands all of a piece to the transport's buffer
-        or, cancelled at its first checkpoint, none of it, and cannot tell which: it is
-        finished, shielded from the call's deadline and from cancels (a cut is impossible,
-        but so is knowing whether the request left), waiting only for the buffer to
-        drain, within ``WRITE_STALL_LIMIT`` (a peer that reads nothing fails it). The call
-        then meets its deadline waiting for its answer, which is dropped when it comes."""
-        stall = time.monotonic() + timing.WRITE_STALL_LIMIT
-        with anyio.CancelScope(shield=True), self._until(stall) as sending:
-            await self._stream.send(piece)
-        if sending.cancelled_caught:
-            raise await self._teardown(failures.write_stalled())
+    async def _writes_at_once(self) -> bool:
+        """Whether the next send writes its piece before anything can end it. On asyncio,
+        anyio's send writes the whole piece into the transport's buffer at once, unless a
+        cancel is pending (checked here first) or the buffer is full (writing paused);
+        what can end it after is only the wait for the buffer to drain: then all of the
+        piece left. Elsewhere (trio's stream, TLS) how much left is unknown."""
+        stream = self._asyncio_stream
+        if stream is None:
+            return False
+        await self._checkpoint_if_cancelled()
+        return bool(stream._protocol.write_event.is_set())
 
     async def _teardown(self, failure: DualioError) -> DualioError:
         """Fail the connection and close its stream; the failure it ended with (the first)."""
