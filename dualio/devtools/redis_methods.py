@@ -379,9 +379,10 @@ class Planner:
             return
         raise Untypable("a block")
 
-    def optional_block(self, arg: dict[str, Any]) -> None:
-        """An optional group without a token of its own (XADD's trimming): each part a
-        keyword, sent when the first required part is given."""
+    def optional_block(self, arg: dict[str, Any], depth: int = 1) -> None:
+        """An optional group without a token of its own (XADD's trimming, BITPOS's
+        ``[start [end [BYTE|BIT]]]``): each part a keyword, sent when the group's first
+        required part is given (a group inside it, when its own is)."""
         start = len(self.method.lines)
         trigger = None
         for part in arg["arguments"]:
@@ -392,36 +393,41 @@ class Planner:
                     tokens = ", ".join(q(c["token"]) for c in part["arguments"])
                     self.add(Param(name, f"Literal[{tokens}] | None", "None", keyword=True))
                     trigger = trigger or name
-                    self.emit(f"words.append({name})", 1)
+                    self.emit(f"words.append({name})", depth)
                 else:
-                    self.oneof_indented(part)
+                    self.oneof_indented(part, depth)
+            elif part["type"] == "pure-token" and part.get("optional"):
+                name = self.name(part["name"], _python_name(token) if token and token.isalnum() else None)
+                self.add(Param(name, "bool", "False", keyword=True, checked="flag"))
+                self.emit(f"if {name}:", depth)
+                self.emit(f"words.append({q(token)})", depth + 1)
+            elif part["type"] == "block" and part.get("optional") and not part.get("token") \
+                    and not part.get("multiple"):
+                self.optional_block(part, depth + 1)
             elif part["type"] in SIMPLE and not part.get("multiple"):
                 wanted = _python_name(token) if token and part.get("optional") else None
                 name = self.name(part["name"], wanted)
                 self.add(Param(name, f"{SIMPLE[part['type']]} | None", "None", keyword=True))
-                if part.get("optional"):
-                    self.emit(f"if {name} is not None:", 1)
-                    self.emit(f"words += ({q(token)}, {name})" if token else f"words.append({name})", 2)
+                sent = f"words += ({q(token)}, {name})" if token else f"words.append({name})"
+                if part.get("optional") or trigger is not None:
+                    self.emit(f"if {name} is not None:", depth)
+                    self.emit(sent, depth + 1)
                 else:
-                    if trigger is None:
-                        trigger = name
-                        self.emit(f"words += ({q(token)}, {name})" if token else f"words.append({name})", 1)
-                    else:
-                        self.emit(f"if {name} is not None:", 1)
-                        self.emit(f"words += ({q(token)}, {name})" if token else f"words.append({name})", 2)
+                    trigger = name
+                    self.emit(sent, depth)
             else:
                 raise Untypable("a part of an optional group")
         if trigger is None:
             raise Untypable("an optional group with nothing required")
-        self.method.lines.insert(start, f"if {trigger} is not None:")
+        self.method.lines.insert(start, "    " * (depth - 1) + f"if {trigger} is not None:")
 
-    def oneof_indented(self, part: dict[str, Any]) -> None:
+    def oneof_indented(self, part: dict[str, Any], depth: int = 1) -> None:
         names = []
         for choice in part["arguments"]:
             name = self.name(choice["name"])
             self.add(Param(name, "bool", "False", keyword=True, checked="flag"))
-            self.emit(f"if {name}:", 1)
-            self.emit(f"words.append({q(choice['token'])})", 2)
+            self.emit(f"if {name}:", depth)
+            self.emit(f"words.append({q(choice['token'])})", depth + 1)
             names.append(name)
         pairs = ", ".join(f'("{name}", {name})' for name in names)
         self.method.checks.append(f'_one_of("{self.method.name}", {pairs})')

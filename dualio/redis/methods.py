@@ -323,22 +323,32 @@ class AsyncMethods(AsyncMethodSupport[S]):
         request: Request[int] = _request(Request, ("BITOP", command, self._integer, False, 1, _UNARY))
         return await self._call(request, timeout)
 
-    async def bitpos(self, name: Arg, bit: int, *options: Arg, timeout: Timeout = UNSET) -> int:
-        """BITPOS: Find first bit set or clear in a string (Redis 2.8.7). The arguments after the typed
-        ones are given as Redis spells them.
-        """
+    async def bitpos(
+        self, name: Arg, bit: int, *, start: int | None = None, end: int | None = None, byte: bool = False,
+        bit2: bool = False, timeout: Timeout = UNSET,
+    ) -> int:
+        """BITPOS: Find first bit set or clear in a string (Redis 2.8.7)."""
+        _one_of("bitpos", ("byte", byte), ("bit2", bit2))
         try:
             words: builtins.list[Arg] = ["BITPOS"]
             words.append(name)
             words.append(bit)
-            words += options
+            if start is not None:
+                words.append(start)
+                if end is not None:
+                    words.append(end)
+                    if byte:
+                        words.append("BYTE")
+                    if bit2:
+                        words.append("BIT")
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
                 "bitpos",
                 ("name", name, "arg"),
                 ("bit", bit, "arg"),
-                ("options", options, "many"),
+                ("start", start, "arg"),
+                ("end", end, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("BITPOS", command, self._integer, True, 1, _UNARY))
         return await self._call(request, timeout)
@@ -1788,14 +1798,16 @@ class AsyncMethods(AsyncMethodSupport[S]):
 
     async def georadius(
         self, name: Arg, longitude: float, latitude: float, radius: float,
-        unit: Literal["m", "km", "ft", "mi"], *options: Arg, withcoord: bool = False,
-        withdist: bool = False, withhash: bool = False, timeout: Timeout = UNSET,
+        unit: Literal["m", "km", "ft", "mi"], *, withcoord: bool = False, withdist: bool = False,
+        withhash: bool = False, count: int | None = None, any: bool = False, asc: bool = False,
+        desc: bool = False, store: Arg | None = None, storedist: Arg | None = None,
+        timeout: Timeout = UNSET,
     ) -> builtins.list[S] | builtins.list[builtins.list[Any]] | int:
         """GEORADIUS: Query a sorted set representing a geospatial index to fetch members matching a given
-        maximum distance from a point (Redis 3.2.0). The arguments after the typed ones are given as
-        Redis spells them. Deprecated since Redis 6.2.0: `GEOSEARCH` and `GEOSEARCHSTORE` with the
-        `BYRADIUS` argument.
+        maximum distance from a point (Redis 3.2.0). Deprecated since Redis 6.2.0: `GEOSEARCH` and
+        `GEOSEARCHSTORE` with the `BYRADIUS` argument.
         """
+        _one_of("georadius", ("asc", asc), ("desc", desc))
         try:
             words: builtins.list[Arg] = ["GEORADIUS"]
             words.append(name)
@@ -1809,7 +1821,18 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 words.append("WITHDIST")
             if withhash:
                 words.append("WITHHASH")
-            words += options
+            if count is not None:
+                words += ("COUNT", count)
+                if any:
+                    words.append("ANY")
+            if asc:
+                words.append("ASC")
+            if desc:
+                words.append("DESC")
+            if store is not None:
+                words += ("STORE", store)
+            if storedist is not None:
+                words += ("STOREDIST", storedist)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
@@ -1819,7 +1842,9 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 ("latitude", latitude, "arg"),
                 ("radius", radius, "arg"),
                 ("unit", unit, "arg"),
-                ("options", options, "many"),
+                ("count", count, "arg"),
+                ("store", store, "arg"),
+                ("storedist", storedist, "arg"),
             ) from None
         request: Request[builtins.list[S] | builtins.list[builtins.list[Any]] | int] = _request(
             Request,
@@ -1828,14 +1853,16 @@ class AsyncMethods(AsyncMethodSupport[S]):
         return await self._call(request, timeout)
 
     async def georadiusbymember(
-        self, name: Arg, member: Arg, radius: float, unit: Literal["m", "km", "ft", "mi"], *options: Arg,
-        withcoord: bool = False, withdist: bool = False, withhash: bool = False, timeout: Timeout = UNSET,
+        self, name: Arg, member: Arg, radius: float, unit: Literal["m", "km", "ft", "mi"], *,
+        withcoord: bool = False, withdist: bool = False, withhash: bool = False, count: int | None = None,
+        any: bool = False, asc: bool = False, desc: bool = False, store: Arg | None = None,
+        storedist: Arg | None = None, timeout: Timeout = UNSET,
     ) -> builtins.list[S] | builtins.list[builtins.list[Any]] | int:
         """GEORADIUSBYMEMBER: Query a sorted set representing a geospatial index to fetch members matching
-        a given maximum distance from a member (Redis 3.2.0). The arguments after the typed ones are
-        given as Redis spells them. Deprecated since Redis 6.2.0: `GEOSEARCH` and `GEOSEARCHSTORE` with
-        the `BYRADIUS` and `FROMMEMBER` arguments.
+        a given maximum distance from a member (Redis 3.2.0). Deprecated since Redis 6.2.0: `GEOSEARCH`
+        and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments.
         """
+        _one_of("georadiusbymember", ("asc", asc), ("desc", desc))
         try:
             words: builtins.list[Arg] = ["GEORADIUSBYMEMBER"]
             words.append(name)
@@ -1848,7 +1875,18 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 words.append("WITHDIST")
             if withhash:
                 words.append("WITHHASH")
-            words += options
+            if count is not None:
+                words += ("COUNT", count)
+                if any:
+                    words.append("ANY")
+            if asc:
+                words.append("ASC")
+            if desc:
+                words.append("DESC")
+            if store is not None:
+                words += ("STORE", store)
+            if storedist is not None:
+                words += ("STOREDIST", storedist)
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
@@ -1857,7 +1895,9 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 ("member", member, "arg"),
                 ("radius", radius, "arg"),
                 ("unit", unit, "arg"),
-                ("options", options, "many"),
+                ("count", count, "arg"),
+                ("store", store, "arg"),
+                ("storedist", storedist, "arg"),
             ) from None
         request: Request[builtins.list[S] | builtins.list[builtins.list[Any]] | int] = _request(
             Request,
@@ -1866,13 +1906,14 @@ class AsyncMethods(AsyncMethodSupport[S]):
         return await self._call(request, timeout)
 
     async def georadiusbymember_ro(
-        self, name: Arg, member: Arg, radius: float, unit: Literal["m", "km", "ft", "mi"], *options: Arg,
-        withcoord: bool = False, withdist: bool = False, withhash: bool = False, timeout: Timeout = UNSET,
+        self, name: Arg, member: Arg, radius: float, unit: Literal["m", "km", "ft", "mi"], *,
+        withcoord: bool = False, withdist: bool = False, withhash: bool = False, count: int | None = None,
+        any: bool = False, asc: bool = False, desc: bool = False, timeout: Timeout = UNSET,
     ) -> builtins.list[S] | builtins.list[builtins.list[Any]]:
-        """GEORADIUSBYMEMBER_RO: A read-only variant for GEORADIUSBYMEMBER (Redis 3.2.10). The arguments
-        after the typed ones are given as Redis spells them. Deprecated since Redis 6.2.0: `GEOSEARCH`
-        with the `BYRADIUS` and `FROMMEMBER` arguments.
+        """GEORADIUSBYMEMBER_RO: A read-only variant for GEORADIUSBYMEMBER (Redis 3.2.10). Deprecated since
+        Redis 6.2.0: `GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments.
         """
+        _one_of("georadiusbymember_ro", ("asc", asc), ("desc", desc))
         try:
             words: builtins.list[Arg] = ["GEORADIUSBYMEMBER_RO"]
             words.append(name)
@@ -1885,7 +1926,14 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 words.append("WITHDIST")
             if withhash:
                 words.append("WITHHASH")
-            words += options
+            if count is not None:
+                words += ("COUNT", count)
+                if any:
+                    words.append("ANY")
+            if asc:
+                words.append("ASC")
+            if desc:
+                words.append("DESC")
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
@@ -1894,7 +1942,7 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 ("member", member, "arg"),
                 ("radius", radius, "arg"),
                 ("unit", unit, "arg"),
-                ("options", options, "many"),
+                ("count", count, "arg"),
             ) from None
         request: Request[builtins.list[S] | builtins.list[builtins.list[Any]]] = _request(
             Request,
@@ -1904,13 +1952,14 @@ class AsyncMethods(AsyncMethodSupport[S]):
 
     async def georadius_ro(
         self, name: Arg, longitude: float, latitude: float, radius: float,
-        unit: Literal["m", "km", "ft", "mi"], *options: Arg, withcoord: bool = False,
-        withdist: bool = False, withhash: bool = False, timeout: Timeout = UNSET,
+        unit: Literal["m", "km", "ft", "mi"], *, withcoord: bool = False, withdist: bool = False,
+        withhash: bool = False, count: int | None = None, any: bool = False, asc: bool = False,
+        desc: bool = False, timeout: Timeout = UNSET,
     ) -> builtins.list[S] | builtins.list[builtins.list[Any]]:
-        """GEORADIUS_RO: A read-only variant for GEORADIUS (Redis 3.2.10). The arguments after the typed
-        ones are given as Redis spells them. Deprecated since Redis 6.2.0: `GEOSEARCH` with the
-        `BYRADIUS` argument.
+        """GEORADIUS_RO: A read-only variant for GEORADIUS (Redis 3.2.10). Deprecated since Redis 6.2.0:
+        `GEOSEARCH` with the `BYRADIUS` argument.
         """
+        _one_of("georadius_ro", ("asc", asc), ("desc", desc))
         try:
             words: builtins.list[Arg] = ["GEORADIUS_RO"]
             words.append(name)
@@ -1924,7 +1973,14 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 words.append("WITHDIST")
             if withhash:
                 words.append("WITHHASH")
-            words += options
+            if count is not None:
+                words += ("COUNT", count)
+                if any:
+                    words.append("ANY")
+            if asc:
+                words.append("ASC")
+            if desc:
+                words.append("DESC")
             command = encode_command(*words)
         except (TypeError, AttributeError):
             raise _wrong(
@@ -1934,7 +1990,7 @@ class AsyncMethods(AsyncMethodSupport[S]):
                 ("latitude", latitude, "arg"),
                 ("radius", radius, "arg"),
                 ("unit", unit, "arg"),
-                ("options", options, "many"),
+                ("count", count, "arg"),
             ) from None
         request: Request[builtins.list[S] | builtins.list[builtins.list[Any]]] = _request(
             Request,
@@ -2219,17 +2275,20 @@ class AsyncMethods(AsyncMethodSupport[S]):
         request: Request[bool] = _request(Request, ("HMSET", command, self._okay, False, 1, _UNARY))
         return await self._call(request, timeout)
 
-    async def hrandfield(self, name: Arg, *options: Arg, timeout: Timeout = UNSET) -> Any:
-        """HRANDFIELD: Get one or multiple random fields from a hash (Redis 6.2.0). The arguments after the
-        typed ones are given as Redis spells them.
-        """
+    async def hrandfield(
+        self, name: Arg, *, count: int | None = None, withvalues: bool = False, timeout: Timeout = UNSET,
+    ) -> Any:
+        """HRANDFIELD: Get one or multiple random fields from a hash (Redis 6.2.0)."""
         try:
             words: builtins.list[Arg] = ["HRANDFIELD"]
             words.append(name)
-            words += options
+            if count is not None:
+                words.append(count)
+                if withvalues:
+                    words.append("WITHVALUES")
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("hrandfield", ("name", name, "arg"), ("options", options, "many")) from None
+            raise _wrong("hrandfield", ("name", name, "arg"), ("count", count, "arg")) from None
         request: Request[Any] = _request(Request, ("HRANDFIELD", command, self._value, True, 1, _UNARY))
         return await self._call(request, timeout)
 
@@ -5014,17 +5073,20 @@ class AsyncMethods(AsyncMethodSupport[S]):
         )
         return await self._call(request, timeout)
 
-    async def zrandmember(self, name: Arg, *options: Arg, timeout: Timeout = UNSET) -> Any:
-        """ZRANDMEMBER: Get one or multiple random elements from a sorted set (Redis 6.2.0). The arguments
-        after the typed ones are given as Redis spells them.
-        """
+    async def zrandmember(
+        self, name: Arg, *, count: int | None = None, withscores: bool = False, timeout: Timeout = UNSET,
+    ) -> Any:
+        """ZRANDMEMBER: Get one or multiple random elements from a sorted set (Redis 6.2.0)."""
         try:
             words: builtins.list[Arg] = ["ZRANDMEMBER"]
             words.append(name)
-            words += options
+            if count is not None:
+                words.append(count)
+                if withscores:
+                    words.append("WITHSCORES")
             command = encode_command(*words)
         except (TypeError, AttributeError):
-            raise _wrong("zrandmember", ("name", name, "arg"), ("options", options, "many")) from None
+            raise _wrong("zrandmember", ("name", name, "arg"), ("count", count, "arg")) from None
         request: Request[Any] = _request(Request, ("ZRANDMEMBER", command, self._value, True, 1, _UNARY))
         return await self._call(request, timeout)
 
