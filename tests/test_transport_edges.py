@@ -165,6 +165,7 @@ async def test_requests_that_joined_a_writer_leave_even_when_it_is_cancelled_bef
         await client.ping()
         conn = client._conn
         conn._send_now = None  # type: ignore[union-attr]  # writes go through the stream (as over TLS), held here
+        conn._asyncio_stream = None  # type: ignore[union-attr]  # on asyncio too
         stream = conn._stream  # type: ignore[union-attr]
         send = stream.send
         in_send, release = anyio.Event(), anyio.Event()
@@ -216,6 +217,7 @@ async def test_a_deadline_seen_as_past_just_as_a_send_begins_does_not_cut_the_fr
         await client.ping()
         conn = client._conn
         conn._send_now = None  # type: ignore[union-attr]  # every write waits for the socket (as over TLS)
+        conn._asyncio_stream = None  # type: ignore[union-attr]  # on asyncio too
         wait_until = FrameWrite.wait_until
         late = [True]
 
@@ -252,6 +254,7 @@ async def test_requests_that_joined_a_writer_whose_time_ran_out_still_leave(serv
         await client.ping()
         conn = client._conn
         conn._send_now = None  # type: ignore[union-attr]  # writes go through the stream (as over TLS), held here
+        conn._asyncio_stream = None  # type: ignore[union-attr]  # on asyncio too
         stream = conn._stream  # type: ignore[union-attr]
         send = stream.send
         in_send = anyio.Event()

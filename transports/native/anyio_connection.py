@@ -423,6 +423,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
                 self._table.check_usable()
             while self._sent < self._queued:  # frames queued while a batch went out follow it
                 await self._checkpoint_if_cancelled()  # nothing of this batch has left yet
+                await self._room(until)
                 left = seconds_left(until)
                 if left is not None and left <= 0:
                     raise failures.write_timeout()  # nothing of this batch has left: it stays queued
@@ -478,25 +479,20 @@ class AnyioConnection(ConnectionFacts[_Event]):
             while not write.finished:
                 whole = not write.done and len(batch) <= _WRITE_PIECE
                 piece = batch if whole else bytes(write.rest[:_WRITE_PIECE])
-                at_once = await self._writes_at_once()
-                returned = False
-                try:
-                    with self._until(write.wait_until()) as sending:
-                        at_once = at_once and not sending.cancel_called
-                        await self._stream.send(piece)
-                        returned = True
-                finally:
-                    if returned or at_once:  # see _writes_at_once
-                        write.sent(len(piece))
-                    unknown = not returned and self._asyncio_stream is None
+                if self._writes_at_once():
+                    if await self._write_at_once(write, piece):
+                        return  # all of it left; the call meets its deadline waiting for its answer
+                    continue
+                unknown = True  # an ended send may have cut its piece
+                with self._until(write.wait_until()) as sending:
+                    await self._stream.send(piece)
                 if sending.cancelled_caught:
-                    if write.finished:
-                        self._sent = max(self._sent, write.upto)
-                        return  # all of it left: the call meets its deadline waiting for its answer
-                    error, failure = write.expired(may_have_begun=unknown)
+                    error, failure = write.expired(may_have_begun=True)
                     if failure is not None:
                         await self._teardown(failure)
                     raise error
+                unknown = False
+                write.sent(len(piece))
         except anyio.get_cancelled_exc_class():
             if write.finished:
                 self._sent = max(self._sent, write.upto)
@@ -528,17 +524,57 @@ class AnyioConnection(ConnectionFacts[_Event]):
                 await self._teardown(failure)
             raise
 
-    async def _writes_at_once(self) -> bool:
-        """Whether the next send writes its piece before anything can end it. On asyncio,
-        anyio's send writes the whole piece into the transport's buffer at once, unless a
-        cancel is pending (checked here first) or the buffer is full (writing paused);
-        what can end it after is only the wait for the buffer to drain: then all of the
-        piece left. Elsewhere (trio's stream, TLS) how much left is unknown."""
+    def _writes_at_once(self) -> bool:
+        """Whether the next send writes all of its piece before anything can end it. On
+        asyncio, anyio's send writes the whole piece into the transport's buffer at once,
+        unless a cancel is pending or writing is paused (the buffer full), which a writer
+        waits out before it takes a batch from the queue (:meth:`_room`): what can end the
+        send after is only the wait for the buffer to drain, and then all of it left.
+        Elsewhere (trio's stream, TLS), how much of an ended send left is unknown."""
+        stream = self._asyncio_stream
+        return stream is not None and bool(stream._protocol.write_event.is_set())
+
+    async def _write_at_once(self, write: FrameWrite, piece: bytes) -> bool:
+        """Write ``piece`` into asyncio's transport, whole, as anyio's send would (without
+        its first checkpoint, a cancel that could not say whether it came before the
+        write), then wait while the buffer drains, as anyio's send does: a deadline or a
+        cancel there cuts nothing of the piece. True when the batch's deadline ended the
+        wait with all of it written."""
+        stream = self._asyncio_stream
+        transport = stream._transport
+        if transport.is_closing():
+            raise anyio.BrokenResourceError
+        transport.write(piece)
+        write.sent(len(piece))
+        room = stream._protocol.write_event
+        if room.is_set():
+            return False
+        with self._until(write.wait_until()) as draining:
+            await room.wait()
+        if draining.cancelled_caught and write.finished:
+            self._sent = max(self._sent, write.upto)
+            return True
+        return False
+
+    async def _room(self, until: float) -> None:
+        """On asyncio, before a batch leaves the queue: wait while writing is paused, by
+        ``until`` (then nothing of the batch left: the write timed out, and it stays
+        queued) or the stall limit (a peer that reads nothing fails the connection)."""
         stream = self._asyncio_stream
         if stream is None:
-            return False
+            return
         await self._checkpoint_if_cancelled()
-        return bool(stream._protocol.write_event.is_set())
+        room = stream._protocol.write_event
+        if room.is_set():
+            return
+        waited = FrameWrite(b"", until)  # its rules: the deadline, or the stall limit first
+        with self._until(waited.wait_until()) as waiting:
+            await room.wait()
+        if waiting.cancelled_caught:
+            error, failure = waited.expired()
+            if failure is not None:
+                raise await self._teardown(failure)
+            raise error
 
     async def _teardown(self, failure: DualioError) -> DualioError:
         """Fail the connection and close its stream; the failure it ended with (the first)."""
