@@ -169,6 +169,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
         plain = options.tls is None and isinstance(getattr(protocol, "write_event", None), asyncio.Event)
         self._asyncio_stream: Any = stream if plain else None
         self._wait_writable: Callable[[socket.socket], Awaitable[None]] | None = None
+        self._closed_meanwhile: type[Exception] = anyio.ClosedResourceError
         self._receive: Callable[[], Awaitable[bytes]] = stream.receive
         if self.loop.backend == "trio":
             import trio
@@ -180,6 +181,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if self._raw is not None and options.tls is None:
                 self._send_now = functools.partial(_send_now, self._raw)
                 self._wait_writable = trio.lowlevel.wait_writable
+                self._closed_meanwhile = trio.ClosedResourceError
                 self._receive = functools.partial(
                     _trio_receive, self._raw, trio.lowlevel.wait_readable, trio.ClosedResourceError
                 )
@@ -511,8 +513,13 @@ class AnyioConnection(ConnectionFacts[_Event]):
                 write.sent(self._send_now(write.rest))  # type: ignore[arg-type]  # a buffer will do
                 if write.finished:
                     return
+                if self._raw.fileno() < 0:  # closed by another task (the connection failed)
+                    raise anyio.ClosedResourceError
                 with self._until(write.wait_until()) as waiting:
-                    await self._wait_writable(self._raw)  # type: ignore[misc]
+                    try:
+                        await self._wait_writable(self._raw)  # type: ignore[misc]
+                    except self._closed_meanwhile:  # trio's own: another task closed the socket
+                        raise anyio.ClosedResourceError from None
                 if waiting.cancelled_caught:
                     error, failure = write.expired()
                     if failure is not None:
