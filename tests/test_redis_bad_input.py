@@ -258,6 +258,17 @@ async def outcome(call: Callable[[], Any]) -> tuple[object, float]:
     return result, time.monotonic() - started
 
 
+async def measured(call: Callable[[], Any]) -> tuple[object, float, int]:
+    """What ``call()`` returned or raised, how long it took, and the most memory it held."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        got, took = await outcome(call)
+        return got, took, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 async def waits_for(event: threading.Event, timeout: float = PROMPT) -> bool:
     return await anyio.to_thread.run_sync(event.wait, timeout)
 
@@ -282,13 +293,7 @@ async def test_a_reply_that_breaks_the_protocol_fails_the_call_and_the_connectio
     server = hostile(on_first(b"GET", reply))
     r = await open_client(transport, server.address)
     try:
-        tracemalloc.start()
-        try:
-            tracemalloc.reset_peak()
-            got, took = await outcome(lambda: r.get("k"))
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        got, took, peak = await measured(lambda: r.get("k"))
         assert isinstance(got, error) and words in str(got), repr(got)
         assert took < PROMPT
         assert peak < MEMORY_BOUND, f"{peak} bytes allocated"
@@ -313,13 +318,7 @@ async def test_a_reply_over_the_bound_fails_its_call_and_the_client_connects_aga
     server = hostile(on_first(b"GET", reply))
     r = await open_client(transport, server.address)
     try:
-        tracemalloc.start()
-        try:
-            tracemalloc.reset_peak()
-            got, took = await outcome(lambda: r.get("k"))
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        got, took, peak = await measured(lambda: r.get("k"))
         assert isinstance(got, FrameTooLarge) and "exceeds the maximum" in str(got), repr(got)
         assert took < PROMPT
         assert peak < MEMORY_BOUND, f"{peak} bytes allocated"

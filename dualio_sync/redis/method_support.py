@@ -316,7 +316,7 @@ class MethodSupport(Calls, Generic[S]):
             if kept is not None:
                 return request.decode(kept)
         else:
-            cache.stats.misses += 1
+            cache.missed()
         generation = cache.generation  # before the command is sent
         method, args, idempotent = request.method, request.args, request.idempotent
         raw: Request[bytes] = _request(Request, (method, args, _as_is, idempotent, 1, _UNARY))

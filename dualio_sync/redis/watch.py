@@ -15,7 +15,7 @@ from dualio_sync.redis.commands import RedisCommands, Subscription
 from dualio_sync.redis.method_support import Arg, S, T, Timeout
 from dualio_transports.policy.timeouts import UNSET, pick_timeout
 from dualio_transports.redis_protocol.resp import encode_command
-from dualio_transports.wire.deadline import NO_DEADLINE, deadline
+from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import RemoteError, UsageError
 from dualio_transports.wire.failures import call_timeout
 from dualio_transports.wire.request import Request
@@ -82,21 +82,22 @@ class Watch(RedisCommands[S]):
                 client._give_held_slot()
 
     def _call(self, request: Request[T], timeout: float | Any) -> T:
+        return self._held_call(request, deadline(pick_timeout(timeout, self.timeout)))
+
+    def _held_call(self, request: Request[T], until: float) -> T:
+        """Every command of the watch, on its connection, by ``until``."""
         conn = self._conn
         if conn is None:
             raise UsageError("a watch's commands run inside its 'with' block")
         if request.method == "transaction":
             self._executed = True  # EXEC ends the watch, whether the transaction ran or not
         try:
-            return conn.call(request, deadline(pick_timeout(timeout, self.timeout)))
+            return conn.call(request, until)
         except RemoteError:
             raise
         except BaseException:
             self._healthy = False  # given up or lost: what the connection holds is unknown
             raise
-
-    def _held_call(self, request: Request[T], until: float) -> T:
-        return self._call(request, None if until == NO_DEADLINE else max(0.0, until - time.monotonic()))
 
     def _ping(self, timeout: float | Any) -> float:
         started = time.perf_counter()

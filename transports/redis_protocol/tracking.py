@@ -82,6 +82,11 @@ class ClientCache:
 
     # -- the face's side ----------------------------------------------------------------
 
+    def missed(self) -> None:
+        """A read that did not ask the cache (its connection was closed, or had input unread)."""
+        with self._lock:
+            self.stats.misses += 1
+
     def get(self, command: bytes) -> bytes | None:
         """The stored reply to ``command`` (a whole encoded command), or None."""
         with self._lock:
