@@ -5,8 +5,9 @@ from __future__ import annotations
 import ssl
 from typing import Unpack
 
-from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName, check_transport
+from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName
 from dualio.service_methods import AsyncServiceMethods
+from dualio_transports.dualio_protocol.client_protocol import protocol_v1
 from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import (
@@ -15,7 +16,6 @@ from dualio_transports.policy.events import (
     StateCallback,
 )
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 
 __all__ = ["AsyncClient", "TransportName"]
@@ -58,12 +58,10 @@ class AsyncClient(AsyncServiceMethods, AsyncFaceConnection, FromUrl):
         transport: TransportName = "native",
         **async_only: Unpack[AsyncOnly],
     ) -> None:
-        check_transport(transport, **async_only)
-        timeout = check_timeout("timeout", timeout)  # before the address
         options = ConnectOptions(
-            host, port, connect_timeout, tls, server_hostname, token, max_frame_size, keepalive
+            host, port, connect_timeout, tls, server_hostname, keepalive, protocol_v1(token, max_frame_size),
         )
-        self._setup(
+        super().__init__(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
             on_response=on_response, transport=transport, **async_only,
         )

@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import AsyncGenerator
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import Any, Self, TypeVar
 
 from dualio_transports.interface import AsyncTransport
 from dualio_transports.policy.connect_options import ConnectOptions
@@ -39,6 +40,7 @@ from dualio_transports.wire.errors import (
     OutcomeUnknown,
     RemoteError,
     StreamInterrupted,
+    UsageError,
 )
 from dualio_transports.wire.failures import call_timeout
 from dualio_transports.wire.request import PING, Request, StreamRequest
@@ -88,6 +90,11 @@ class AsyncCalls:
     _conn: AsyncTransport | None
     _life: Lifecycle
     _options: ConnectOptions
+
+    @property
+    def closed(self) -> bool:
+        """True once closed (or never opened), or when the connection has failed for good."""
+        raise NotImplementedError
 
     def _ready_transport(self) -> AsyncTransport | None:
         """The open transport when it is usable as it is (the common case), else None."""
@@ -147,7 +154,7 @@ class AsyncCalls:
     async def _pause(self, seconds: float) -> None:
         raise NotImplementedError
 
-    async def _ping(self, timeout: float | Unset | None) -> float:
+    async def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
         """Seconds until the wire's keepalive probe (:data:`PING`, a request as any other)
         was answered, retried as an idempotent call (a reconnect before it counts)."""
         until = deadline(pick_timeout(timeout, self.timeout))
@@ -155,7 +162,33 @@ class AsyncCalls:
         await self._attempts(PING, until)
         return time.perf_counter() - started
 
-    async def _call(self, request: Request[T], timeout: float | Unset | None) -> T:
+    def has_pending_input(self) -> bool:
+        """Whether bytes the face has not read yet may wait on its connection (True when
+        it cannot tell, or no connection is open): what a client-side cache asks before
+        it answers from memory."""
+        conn = self._ready_transport()
+        return conn is None or conn.has_pending_input()
+
+    def dedicated(self, timeout: float | Unset | None = UNSET) -> AsyncDedicated:
+        """A connection of this face's own for one ``async with`` block (state kept on the
+        server between requests, such as a watch), from the set of :attr:`held_connections`;
+        ``timeout`` (by default the face's) bounds taking it and each of its requests."""
+        return AsyncDedicated(self, timeout)
+
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` as this face waits (on its loop; a blocking face's thread sleeps)."""
+        await self._pause(seconds)
+
+    async def request(
+        self, request: Request[T], timeout: float | Unset | None = UNSET, *, held: bool = False,
+    ) -> T:
+        """Send ``request`` and return its decoded answer, within ``timeout`` seconds (by
+        default the face's ``timeout``; None: no limit). A lost connection is opened
+        again, and a request that is ``idempotent`` is sent again, as ``retry`` allows.
+        ``held=True``: a request the server may hold for long (BLPOP), on a connection of
+        its own (:attr:`held_connections`), so it holds up no other call."""
+        if held:
+            return await self._held_call(request, deadline(pick_timeout(timeout, self.timeout)))
         seconds = self.timeout if timeout is UNSET else check_timeout("timeout", timeout)
         until = NO_DEADLINE if seconds is None else time.monotonic() + seconds  # deadline(), written out
         if self.on_request is not None or self.on_response is not None:
@@ -237,15 +270,18 @@ class AsyncCalls:
                    CallFinished(request.method, len(request.args), size, elapsed, tries, None, rid, number))
         return result
 
-    async def _stream(
-        self, request: StreamRequest[T], timeout: float | None, item_timeout: float | Unset | None = UNSET,
+    async def stream(
+        self, request: StreamRequest[T], timeout: float | Unset | None = UNSET,
+        item_timeout: float | Unset | None = UNSET,
     ) -> AsyncGenerator[T, None]:
         """The stream's items; the hooks hear of each try before it starts and of the
         stream once when it ends (all items taken, the consumer left early, or an error).
         The first item's deadline is the stream's own, made as its iteration begins, so
         reconnecting counts against it; each later item is due within ``item_timeout``
-        (by default ``timeout``). A try whose request never left (the connection
-        was found closed) is made again on a new connection, as the retry policy allows."""
+        (by default ``timeout``, itself by default the face's). A try whose request never
+        left (the connection was found closed) is made again on a new connection, as the
+        retry policy allows."""
+        timeout = pick_timeout(timeout, self.timeout)
         until = deadline(timeout)
         each = timeout if item_timeout is UNSET else item_timeout
         sent: list[int] = []
@@ -405,3 +441,69 @@ class AsyncCalls:
         """Close ``conn``, whose command was given up or failed."""
         raise NotImplementedError
 
+
+
+class AsyncDedicated:
+    """A connection of a face's own, for one ``async with`` block (:meth:`AsyncCalls.dedicated`).
+
+    Its requests run on it alone, in the order made, and nothing is sent again: a lost
+    connection ends the block's calls with the error. Leaving the block gives the
+    connection back to the face, or closes it if a request on it was given up or failed
+    other than by the server's error answer (what it holds is unknown then)."""
+
+    def __init__(self, face: AsyncCalls, timeout: float | Unset | None) -> None:
+        self._face = face
+        self.timeout = pick_timeout(timeout, face.timeout)
+        self._conn: AsyncTransport | None = None
+        self._slot = False
+        self.healthy = True  # no request on it was given up or failed but by an error answer
+
+    async def __aenter__(self) -> Self:
+        face = self._face
+        face._check_caller()
+        until = deadline(self.timeout)
+        if not await face._take_held_slot(until):
+            raise call_timeout()
+        self._slot = True
+        try:
+            self._conn = face._idle_held() or await face._open_held_by(until)
+        except BaseException:
+            await self._give_back()
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        await self._give_back()
+
+    @property
+    def closed(self) -> bool:
+        """Whether its requests can no longer run (outside the block, or the connection ended)."""
+        return self._conn is None or self._conn.closed or not self.healthy
+
+    async def request(self, request: Request[T], timeout: float | Unset | None = UNSET) -> T:
+        """``request`` on this connection, within ``timeout`` (by default the block's)."""
+        conn = self._conn
+        if conn is None:
+            raise UsageError("a dedicated connection's requests run inside its 'async with' block")
+        try:
+            return await conn.call(request, deadline(pick_timeout(timeout, self.timeout)))
+        except RemoteError:
+            raise
+        except BaseException:
+            self.healthy = False
+            raise
+
+    async def _give_back(self) -> None:
+        face, conn, self._conn = self._face, self._conn, None
+        try:
+            if conn is not None:
+                if self.healthy and not conn.closed:
+                    face._keep_held(conn)
+                else:
+                    await face._drop_held(conn)
+        finally:
+            if self._slot:
+                self._slot = False
+                face._give_held_slot()

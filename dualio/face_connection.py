@@ -25,7 +25,8 @@ from dualio_transports.policy.events import (
 )
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
-from dualio_transports.policy.retry import RetryPolicy, check_policy
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.running_loop import LoopHandle
 from dualio_transports.wire.deadline import NO_DEADLINE, on_clock
 from dualio_transports.wire.errors import UsageError
@@ -66,26 +67,36 @@ def check_transport(transport: object, **async_only: Unpack[AsyncOnly]) -> None:
 
 
 class AsyncFaceConnection(AsyncCalls):
-    """One connection of an async face, on the transport it chose (:data:`TransportName`).
+    """One connection of an async face, on the transport it chose (:data:`TransportName`),
+    whatever its protocol (``options.protocol``).
 
     Open it with ``async with`` (or ``await client.open()`` and ``await client.aclose()``)
-    in one task; use it from any task on that loop. The face's constructor checks its
-    arguments, then calls :meth:`_setup`."""
+    in one task; use it from any task on that loop. A face of a protocol subclasses it,
+    adds its methods over :meth:`request` and :meth:`stream`, and hands its
+    :class:`ConnectOptions` and the settings below to this constructor (docs/extending.md).
+    ``timeout`` is every call's default (None: no limit); ``retry`` how lost connections
+    are opened again and safe requests sent again (None: never); ``lazy=True`` connects on
+    the first call instead of at opening; ``held_connections`` bounds the connections of
+    requests the server holds and of :meth:`dedicated` blocks; docs/api.md says what the
+    hooks hear."""
 
-    def _setup(
+    def __init__(
         self,
         options: ConnectOptions,
         *,
-        timeout: float | None,
-        retry: RetryPolicy | None,
-        lazy: bool,
-        on_state: StateCallback | None,
-        on_request: RequestCallback | None,
-        on_response: ResponseCallback | None,
-        transport: TransportName,
+        timeout: float | None = 30.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        lazy: bool = False,
+        on_state: StateCallback | None = None,
+        on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None,
+        transport: TransportName = "native",
         held_connections: int = HELD_CONNECTIONS,
         **async_only: Unpack[AsyncOnly],
     ) -> None:
+        if not isinstance(options, ConnectOptions):
+            raise TypeError(f"options must be a ConnectOptions, not {type(options).__name__}")
+        check_transport(transport, **async_only)
         self._options = options
         self.retry = check_policy(retry)
         self.on_request = on_request
@@ -98,7 +109,7 @@ class AsyncFaceConnection(AsyncCalls):
         self._connecting: anyio.CancelScope | None = None
         self.host = options.host
         self.port = options.port
-        self.timeout = timeout  # checked by the constructor, first
+        self.timeout = check_timeout("timeout", timeout)
         self.connect_timeout = options.connect_timeout
         self.transport = transport
         self.emulation = async_only.get("emulation", "pool")

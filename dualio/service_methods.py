@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dualio.face_calls import AsyncCalls
 from dualio_transports.dualio_protocol import methods
 from dualio_transports.dualio_protocol.methods import ServerStats
-from dualio_transports.policy.timeouts import UNSET, Unset, pick_timeout
+from dualio_transports.policy.timeouts import UNSET, Unset
 
 
 class AsyncServiceMethods(AsyncCalls):
@@ -24,22 +24,22 @@ class AsyncServiceMethods(AsyncCalls):
 
     async def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:
         """``data`` back, after ``delay`` seconds on the server."""
-        return await self._call(methods.echo(data, delay), timeout)
+        return await self.request(methods.echo(data, delay), timeout)
 
     async def upper(self, text: str, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> str:
         """``text`` upper-cased by the server, after ``delay`` seconds."""
-        return await self._call(methods.upper(text, delay), timeout)
+        return await self.request(methods.upper(text, delay), timeout)
 
     async def sleep(self, seconds: float, *, timeout: float | Unset | None = UNSET) -> None:
         """Return after the server has waited ``seconds``."""
-        return await self._call(methods.sleep(seconds), timeout)
+        return await self.request(methods.sleep(seconds), timeout)
 
     async def blob(
         self, size: int, *, seed: int = 0, verify: bool = True,
         timeout: float | Unset | None = UNSET,
     ) -> bytes:
         """``size`` bytes derived from ``seed``, checked on arrival when ``verify``."""
-        return await self._call(methods.blob(size, seed, verify), timeout)
+        return await self.request(methods.blob(size, seed, verify), timeout)
 
     def words(
         self, count: int, wait: float = 0.0, *, timeout: float | Unset | None = UNSET
@@ -47,19 +47,15 @@ class AsyncServiceMethods(AsyncCalls):
         """A stream of ``count`` words, one every ``wait`` seconds; ``timeout`` bounds the
         wait for each word. Leaving the loop early cancels the stream on the server.
         A stream is not resumed after a lost connection: it raises StreamInterrupted."""
-        return self._stream(methods.words(count, wait), pick_timeout(timeout, self.timeout))
+        return self.stream(methods.words(count, wait), timeout)
 
     async def stats(self, *, timeout: float | Unset | None = UNSET) -> ServerStats:
         """The server's counters."""
-        return await self._call(methods.stats(), timeout)
-
-    async def ping(self, *, timeout: float | Unset | None = UNSET) -> float:
-        """Round-trip time to the server, in seconds."""
-        return await self._ping(timeout)
+        return await self.request(methods.stats(), timeout)
 
     async def call(
         self, method: str, payload: bytes = b"", *, timeout: float | Unset | None = UNSET
     ) -> bytes:
         """Call any method with raw argument bytes; returns the raw answer. Not retried
         after a lost connection (its effects are unknown)."""
-        return await self._call(methods.raw(method, payload), timeout)
+        return await self.request(methods.raw(method, payload), timeout)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ssl
 
-from dualio_sync.face_connection import FaceConnection, TransportName, check_transport
+from dualio_sync.face_connection import FaceConnection, TransportName
 from dualio_sync.service_methods import ServiceMethods
+from dualio_transports.dualio_protocol.client_protocol import protocol_v1
 from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import (
@@ -18,7 +19,6 @@ from dualio_transports.policy.events import (
     StateCallback,
 )
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.policy.url import FromUrl
 
 __all__ = ["Client", "TransportName"]
@@ -60,12 +60,10 @@ class Client(ServiceMethods, FaceConnection, FromUrl):
         on_response: ResponseCallback | None = None,
         transport: TransportName = "blocking",
     ) -> None:
-        check_transport(transport)
-        timeout = check_timeout("timeout", timeout)  # before the address
         options = ConnectOptions(
-            host, port, connect_timeout, tls, server_hostname, token, max_frame_size, keepalive
+            host, port, connect_timeout, tls, server_hostname, keepalive, protocol_v1(token, max_frame_size),
         )
-        self._setup(
+        super().__init__(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
             on_response=on_response, transport=transport,
         )

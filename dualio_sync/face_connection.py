@@ -24,7 +24,8 @@ from dualio_transports.policy.events import (
 )
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS, check_held_connections
 from dualio_transports.policy.lifecycle import Lifecycle
-from dualio_transports.policy.retry import RetryPolicy, check_policy
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.wire.deadline import NO_DEADLINE, seconds_left
 from dualio_transports.wire.errors import UsageError
 
@@ -49,31 +50,37 @@ def check_transport(transport: object) -> None:
 
 class FaceConnection(Calls):
     """One connection of a blocking face, on the transport it chose (:data:`TransportName`),
-    connected as it is made (``lazy=True``: by the first call) and closed by ``close()``
-    or ``with``. Share it between threads freely: calls from different threads are
-    multiplexed on the connection. In a process forked from the one that made it, it
-    opens its own connection and never touches the parent's. The face's constructor
-    checks its arguments, then calls :meth:`_setup`."""
+    whatever its protocol (``options.protocol``), connected as it is made (``lazy=True``:
+    by the first call) and closed by ``close()`` or ``with``. Share it between threads
+    freely: calls from different threads are multiplexed on the connection. In a process
+    forked from the one that made it, it opens its own connection and never touches the
+    parent's. A face of a protocol subclasses it, adds its methods over :meth:`request`
+    and :meth:`stream`, and hands its :class:`ConnectOptions` and the settings below to
+    this constructor (docs/extending.md); they mean what they mean on the async face."""
 
-    def _setup(
+    def __init__(
         self,
         options: ConnectOptions,
         *,
-        timeout: float | None,
-        retry: RetryPolicy | None,
-        lazy: bool,
-        on_state: StateCallback | None,
-        on_request: RequestCallback | None,
-        on_response: ResponseCallback | None,
-        transport: TransportName,
+        timeout: float | None = 30.0,
+        retry: RetryPolicy | None = DEFAULT_RETRY,
+        lazy: bool = False,
+        on_state: StateCallback | None = None,
+        on_request: RequestCallback | None = None,
+        on_response: ResponseCallback | None = None,
+        transport: TransportName = "blocking",
         held_connections: int = HELD_CONNECTIONS,
     ) -> None:
+        if not isinstance(options, ConnectOptions):
+            raise TypeError(f"options must be a ConnectOptions, not {type(options).__name__}")
+        check_transport(transport)
+        timeout = check_timeout("timeout", timeout)
         self.transport = transport
         self.held_connections = check_held_connections(held_connections)
         self._held = _Held(held_connections)
         self.host = options.host
         self.port = options.port
-        self.timeout = timeout  # checked by the constructor, first
+        self.timeout = timeout
         self._options = options
         self.retry = check_policy(retry)
         self.on_request = on_request

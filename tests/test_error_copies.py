@@ -12,6 +12,7 @@ from dualio_transports.wire.errors import (
     ErrorCode,
     RemoteError,
     RetriesExhausted,
+    ServiceError,
     StreamInterrupted,
 )
 
@@ -20,7 +21,7 @@ from dualio_transports.wire.errors import (
     ConnectionLost("the server closed the connection"),
     StreamInterrupted("the words stream broke after 3 items", 3),
     RetriesExhausted("gave up after 2 tries", 2, [ConnectionLost("a"), ConnectionLost("b")]),
-    RemoteError(ErrorCode.BUSY, "full"),
+    ServiceError(ErrorCode.BUSY, "full"),
 ])
 def test_a_copy_names_the_call_and_keeps_everything_else(error: DualioError) -> None:
     cause = OSError("reset")
@@ -51,7 +52,7 @@ def test_a_users_own_notes_are_kept() -> None:
 
 
 def test_the_copy_is_a_plain_exception_still() -> None:
-    named = RemoteError(ErrorCode.NOT_READY, "later").for_call("stats", 3)
+    named = ServiceError(ErrorCode.NOT_READY, "later").for_call("stats", 3)
     with pytest.raises(RemoteError, match="NOT_READY: later"):
         raise named
     assert pickle.loads(pickle.dumps(ConnectionLost("x").for_call("e", 1))).args == ("x",)

@@ -17,8 +17,8 @@ from dualio_transports.wire.errors import (
     DualioTimeout,
     ErrorCode,
     ProtocolError,
-    RemoteError,
     RetriesExhausted,
+    ServiceError,
     VersionMismatch,
 )
 
@@ -71,11 +71,11 @@ def test_bad_policies_are_value_errors(kwargs: dict[str, float]) -> None:
         (ConnectError("refused"), False, True),
         (ConnectionLost("reset"), True, True),
         (ConnectionLost("reset"), False, False),  # may have been served: not sent twice
-        (RemoteError(ErrorCode.SHUTTING_DOWN, "bye"), False, True),
-        (RemoteError(ErrorCode.BUSY, "full"), True, True),
-        (RemoteError(ErrorCode.NOT_READY, ""), True, True),
-        (RemoteError(ErrorCode.INTERNAL, "bug"), True, False),
-        (RemoteError(ErrorCode.BAD_ARGUMENTS, ""), True, False),
+        (ServiceError(ErrorCode.SHUTTING_DOWN, "bye"), False, True),
+        (ServiceError(ErrorCode.BUSY, "full"), True, True),
+        (ServiceError(ErrorCode.NOT_READY, ""), True, True),
+        (ServiceError(ErrorCode.INTERNAL, "bug"), True, False),
+        (ServiceError(ErrorCode.BAD_ARGUMENTS, ""), True, False),
         (AuthenticationError("wrong token"), True, False),
         (VersionMismatch("v2"), True, False),
         (ProtocolError("garbage"), True, False),

@@ -24,18 +24,21 @@ FACES = [
     pytest.param(SyncRedis, AsyncRedis, id="redis"),
 ]
 ITERATORS = {"scan_iter", "hscan_iter", "sscan_iter", "zscan_iter"}
-STREAMS = {Client: {"words"}, SyncRedis: {"subscribe", "psubscribe", "register_script", "watch", "lock",
-                                         *ITERATORS}}
+NOT_COROUTINES = {"stream", "dedicated", "has_pending_input"}
+STREAMS = {Client: {*NOT_COROUTINES, "words"},
+           SyncRedis: {*NOT_COROUTINES, "subscribe", "psubscribe", "register_script", "watch", "lock", *ITERATORS}}
 """Methods of the async face that are not coroutine functions: they give a stream, an
 iterator, a script to call, a watch or a lock."""
 GENERATED = {
     redis_methods.plan(name, spec).name for name, spec in redis_methods.commands(redis_methods.load()).items()
     if name not in redis_overrides.HAND_WRITTEN
 }
+FACE_BASE = {"request", "stream", "ping", "pause", "dedicated", "has_pending_input"}
+"""What every face has from its base (dualio.extend), whatever its protocol."""
 METHODS = {
-    Client: {"echo", "upper", "sleep", "blob", "words", "stats", "ping", "call"},
+    Client: {*FACE_BASE, "echo", "upper", "sleep", "blob", "words", "stats", "call"},
     SyncRedis: {
-        *GENERATED, "execute", "set", "ping", "pipeline", "transaction", "subscribe", "psubscribe",
+        *FACE_BASE, *GENERATED, "execute", "set", "pipeline", "transaction", "subscribe", "psubscribe",
         "register_script", "watch", "lock", *ITERATORS,
     },
 }

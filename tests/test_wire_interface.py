@@ -106,7 +106,7 @@ class LineProtocol:
         return None if self._methods.get(key) in self._blocking else b""
 
     def decode_error(self, key: int, payload: bytes) -> DualioError:
-        return RemoteError(1, payload.decode())
+        return RemoteError(payload.decode(), code=1)
 
     def unsent(self, key: int) -> None:
         pass

@@ -668,7 +668,7 @@ def render(method: Method) -> str:
             out.append(f"            {call}")
         else:
             out.append(f"        {call}")
-    out.append("        return await self._call(request, timeout)")
+    out.append("        return await self.request(request, timeout)")
     return "\n".join(out)
 
 

@@ -66,6 +66,7 @@ RULES: Substitutions = [
     (r"\bAwaitable\[T\]", "T"),
     # the faces' names
     (r"\bAsyncCalls\b", "Calls"),
+    (r"\bAsyncDedicated\b", "Dedicated"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
     (r"\bAsyncFaceConnection\b", "FaceConnection"),
     (r"\bAsyncServiceMethods\b", "ServiceMethods"),

@@ -5,14 +5,13 @@ from __future__ import annotations
 import ssl
 from typing import Literal, Unpack, overload
 
-from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName, check_transport
+from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, redis_protocol
 from dualio.redis.method_support import S
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.redis_protocol.resp import MAX_REPLY
 from dualio_transports.redis_protocol.tracking import ClientCache
 
@@ -94,8 +93,6 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
         transport: TransportName = "native",
         **async_only: Unpack[AsyncOnly],
     ) -> None:
-        check_transport(transport, **async_only)
-        timeout = check_timeout("timeout", timeout)  # before the address
         protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
@@ -106,7 +103,7 @@ class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
             cache.attach(self)
             self._cache = cache
         self.db = db
-        self._setup(
+        super().__init__(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
             on_response=on_response, transport=transport, held_connections=held_connections, **async_only,
         )

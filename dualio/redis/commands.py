@@ -16,7 +16,7 @@ sent again only then (as ``retry`` allows): reads, SET without NX, MSET, DEL, EX
 PING. Counting and popping commands, ZADD, PUBLISH, ``execute`` and batches are not.
 
 Three kinds of call are not one command answered in order: a command the server holds
-(BLPOP) runs on a connection of its own (:meth:`AsyncCalls._held_call`); a batch
+(BLPOP) runs on a connection of its own (:meth:`AsyncCalls.request` with ``held=True``); a batch
 (:meth:`AsyncRedisCommands.pipeline`, :meth:`AsyncRedisCommands.transaction`) is one
 request answered by one reply per command; a subscription
 (:class:`AsyncSubscription`) is a stream fed by the server's pushes.
@@ -75,7 +75,6 @@ from dualio_transports.redis_protocol.resp import (
     parse_all,
 )
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
 from dualio_transports.wire.request import Request, StreamRequest
 
@@ -292,9 +291,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
         if refused is not None:
             raise UsageError(refused)
         request = Request(name, encode_command(*args), self._value, name in RETRIED)
-        if commands.held(name, request.args):
-            return await self._held_call(request, deadline(pick_timeout(timeout, self.timeout)))
-        return await self._call(request, timeout)
+        return await self.request(request, timeout, held=commands.held(name, request.args))
 
     # -- batches ------------------------------------------------------------------------
 
@@ -309,7 +306,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
         list. Never sent again after a lost connection. Refused as :meth:`execute`
         refuses, and commands the server holds (they would hold up every call)."""
         request = self._batch("pipeline", commands, self._pipeline_reply, raise_on_error, held=False)
-        return [] if request is None else await self._call(request, timeout)
+        return [] if request is None else await self.request(request, timeout)
 
     @overload
     async def transaction(
@@ -350,7 +347,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
                     if attempt == attempts - 1:
                         raise
         request = self._batch("transaction", commands, self._transaction_reply, raise_on_error, held=True)
-        return [] if request is None else await self._call(request, timeout)
+        return [] if request is None else await self.request(request, timeout)
 
     def lock(
         self, name: Arg, lease: float | timedelta = 30.0, *, wait: float | None = None, sleep: float = 0.1,
@@ -436,10 +433,6 @@ class AsyncRedisCommands(AsyncMethods[S]):
             raise ProtocolError(f"expected EXEC's array of replies, got {executed!r}")
         return _raise_first(builtins.list(map(self._reply_value, executed)), raise_on_error)
 
-    async def ping(self, *, timeout: Timeout = UNSET) -> float:
-        """Round-trip time of a PING, in seconds."""
-        return await self._ping(timeout)
-
     # -- what the spec cannot type -----------------------------------------------------
 
     @overload
@@ -488,7 +481,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
         decode: Callable[[bytes], Any] = self._string if get else _set_reply
         retry = not (nx or get)
         request: Request[bool | S | None] = _request(Request, ("SET", command, decode, retry, 1, _UNARY))
-        return await self._call(request, timeout)
+        return await self.request(request, timeout)
 
     # -- pub/sub ----------------------------------------------------------------------
 
@@ -548,7 +541,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
         cursor: Any = b"0"
         while True:
             request = Request(command, encode_command(command, *head, cursor, *options), self._value, True)
-            reply = await self._call(request, timeout)
+            reply = await self.request(request, timeout)
             if not isinstance(reply, builtins.list) or len(reply) != 2:
                 raise ProtocolError(f"expected {command}'s cursor and items, got {reply!r:.200}")
             cursor, items = reply
@@ -649,7 +642,7 @@ class AsyncSubscription(Generic[S]):
         series: Series | None = None
         try:
             while True:
-                items = client._stream(self._request, self._timeout, None)
+                items = client.stream(self._request, self._timeout, None)
                 try:
                     async for item in items:
                         if item is None:
@@ -657,12 +650,12 @@ class AsyncSubscription(Generic[S]):
                         yield item
                     return
                 except DualioError as exc:
-                    if client.retry is None or client._life.closed_by_user or not may_retry(exc, True):
+                    if client.retry is None or client.closed or not may_retry(exc, True):
                         raise
                     series = series or client.retry.series()
                     wait = series.next_delay(exc)
                     log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
-                    await client._pause(wait)
+                    await client.pause(wait)
                 finally:
                     await items.aclose()
         finally:

@@ -18,7 +18,6 @@ from dualio.face_calls import AsyncCalls
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
 from dualio_transports.redis_protocol.resp import Value, parse
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import ProtocolError
 from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request
@@ -313,8 +312,7 @@ class AsyncMethodSupport(AsyncCalls, Generic[S]):
         server, the reply kept unless an invalidation came meanwhile."""
         cache = self._cache
         assert cache is not None
-        conn = self._ready_transport()
-        if conn is not None and not conn.has_pending_input():
+        if not self.has_pending_input():
             kept = cache.get(request.args)
             if kept is not None:
                 return request.decode(kept)
@@ -323,7 +321,7 @@ class AsyncMethodSupport(AsyncCalls, Generic[S]):
         generation = cache.generation  # before the command is sent
         method, args, idempotent = request.method, request.args, request.idempotent
         raw: Request[bytes] = _request(Request, (method, args, _as_is, idempotent, 1, _UNARY))
-        reply = await self._call(raw, timeout)
+        reply = await self.request(raw, timeout)
         cache.put(request.args, _key_bytes(key), reply, generation)
         return request.decode(reply)
 
@@ -336,4 +334,4 @@ class AsyncMethodSupport(AsyncCalls, Generic[S]):
         if timeout is UNSET:
             client = self.timeout
             timeout = None if client is None or wait == 0 else wait + client
-        return await self._held_call(request, deadline(check_timeout("timeout", timeout)))
+        return await self.request(request, check_timeout("timeout", timeout), held=True)

@@ -9,14 +9,13 @@ from __future__ import annotations
 import ssl
 from typing import Literal, overload
 
-from dualio_sync.face_connection import FaceConnection, TransportName, check_transport
+from dualio_sync.face_connection import FaceConnection, TransportName
 from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, redis_protocol
 from dualio_sync.redis.method_support import S
 from dualio_transports.policy.connect_options import ConnectOptions
 from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.redis_protocol.resp import MAX_REPLY
 from dualio_transports.redis_protocol.tracking import ClientCache
 
@@ -97,8 +96,6 @@ class Redis(RedisCommands[S], FaceConnection):
         cache: ClientCache | None = None,
         transport: TransportName = "blocking",
     ) -> None:
-        check_transport(transport)
-        timeout = check_timeout("timeout", timeout)  # before the address
         protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
@@ -109,7 +106,7 @@ class Redis(RedisCommands[S], FaceConnection):
             cache.attach(self)
             self._cache = cache
         self.db = db
-        self._setup(
+        super().__init__(
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
             on_response=on_response, transport=transport, held_connections=held_connections,
         )

@@ -57,7 +57,6 @@ from dualio_transports.redis_protocol.resp import (
     parse_all,
 )
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
 from dualio_transports.wire.request import Request, StreamRequest
 
@@ -274,9 +273,7 @@ class RedisCommands(Methods[S]):
         if refused is not None:
             raise UsageError(refused)
         request = Request(name, encode_command(*args), self._value, name in RETRIED)
-        if commands.held(name, request.args):
-            return self._held_call(request, deadline(pick_timeout(timeout, self.timeout)))
-        return self._call(request, timeout)
+        return self.request(request, timeout, held=commands.held(name, request.args))
 
     # -- batches ------------------------------------------------------------------------
 
@@ -291,7 +288,7 @@ class RedisCommands(Methods[S]):
         list. Never sent again after a lost connection. Refused as :meth:`execute`
         refuses, and commands the server holds (they would hold up every call)."""
         request = self._batch("pipeline", commands, self._pipeline_reply, raise_on_error, held=False)
-        return [] if request is None else self._call(request, timeout)
+        return [] if request is None else self.request(request, timeout)
 
     @overload
     def transaction(
@@ -332,7 +329,7 @@ class RedisCommands(Methods[S]):
                     if attempt == attempts - 1:
                         raise
         request = self._batch("transaction", commands, self._transaction_reply, raise_on_error, held=True)
-        return [] if request is None else self._call(request, timeout)
+        return [] if request is None else self.request(request, timeout)
 
     def lock(
         self, name: Arg, lease: float | timedelta = 30.0, *, wait: float | None = None, sleep: float = 0.1,
@@ -418,10 +415,6 @@ class RedisCommands(Methods[S]):
             raise ProtocolError(f"expected EXEC's array of replies, got {executed!r}")
         return _raise_first(builtins.list(map(self._reply_value, executed)), raise_on_error)
 
-    def ping(self, *, timeout: Timeout = UNSET) -> float:
-        """Round-trip time of a PING, in seconds."""
-        return self._ping(timeout)
-
     # -- what the spec cannot type -----------------------------------------------------
 
     @overload
@@ -470,7 +463,7 @@ class RedisCommands(Methods[S]):
         decode: Callable[[bytes], Any] = self._string if get else _set_reply
         retry = not (nx or get)
         request: Request[bool | S | None] = _request(Request, ("SET", command, decode, retry, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     # -- pub/sub ----------------------------------------------------------------------
 
@@ -530,7 +523,7 @@ class RedisCommands(Methods[S]):
         cursor: Any = b"0"
         while True:
             request = Request(command, encode_command(command, *head, cursor, *options), self._value, True)
-            reply = self._call(request, timeout)
+            reply = self.request(request, timeout)
             if not isinstance(reply, builtins.list) or len(reply) != 2:
                 raise ProtocolError(f"expected {command}'s cursor and items, got {reply!r:.200}")
             cursor, items = reply
@@ -631,7 +624,7 @@ class Subscription(Generic[S]):
         series: Series | None = None
         try:
             while True:
-                items = client._stream(self._request, self._timeout, None)
+                items = client.stream(self._request, self._timeout, None)
                 try:
                     for item in items:
                         if item is None:
@@ -639,12 +632,12 @@ class Subscription(Generic[S]):
                         yield item
                     return
                 except DualioError as exc:
-                    if client.retry is None or client._life.closed_by_user or not may_retry(exc, True):
+                    if client.retry is None or client.closed or not may_retry(exc, True):
                         raise
                     series = series or client.retry.series()
                     wait = series.next_delay(exc)
                     log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
-                    client._pause(wait)
+                    client.pause(wait)
                 finally:
                     items.close()
         finally:

@@ -15,7 +15,6 @@ from dualio_sync.face_calls import Calls
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
 from dualio_transports.redis_protocol.resp import Value, parse
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.deadline import deadline
 from dualio_transports.wire.errors import ProtocolError
 from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request
@@ -310,8 +309,7 @@ class MethodSupport(Calls, Generic[S]):
         server, the reply kept unless an invalidation came meanwhile."""
         cache = self._cache
         assert cache is not None
-        conn = self._ready_transport()
-        if conn is not None and not conn.has_pending_input():
+        if not self.has_pending_input():
             kept = cache.get(request.args)
             if kept is not None:
                 return request.decode(kept)
@@ -320,7 +318,7 @@ class MethodSupport(Calls, Generic[S]):
         generation = cache.generation  # before the command is sent
         method, args, idempotent = request.method, request.args, request.idempotent
         raw: Request[bytes] = _request(Request, (method, args, _as_is, idempotent, 1, _UNARY))
-        reply = self._call(raw, timeout)
+        reply = self.request(raw, timeout)
         cache.put(request.args, _key_bytes(key), reply, generation)
         return request.decode(reply)
 
@@ -333,4 +331,4 @@ class MethodSupport(Calls, Generic[S]):
         if timeout is UNSET:
             client = self.timeout
             timeout = None if client is None or wait == 0 else wait + client
-        return self._held_call(request, deadline(check_timeout("timeout", timeout)))
+        return self.request(request, check_timeout("timeout", timeout), held=True)

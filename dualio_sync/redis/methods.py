@@ -46,7 +46,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ACL CAT", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_deluser(self, *usernames: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """ACL DELUSER: Remove the specified ACL users and the associated rules (Redis 6.0.0)."""
@@ -59,7 +59,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("acl_deluser", ("usernames", usernames, "flat")) from None
         request: Request[int] = _request(Request, ("ACL DELUSER", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_dryrun(
         self, username: Arg, command2: Arg, *args: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -81,7 +81,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[bool | S] = _request(Request, ("ACL DRYRUN", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_genpass(self, bits: int | None = None, *, timeout: Timeout = UNSET) -> S:
         """ACL GENPASS: Generate a pseudorandom secure password to use for ACL users (Redis 6.0.0)."""
@@ -93,7 +93,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("acl_genpass", ("bits", bits, "arg")) from None
         request: Request[S] = _request(Request, ("ACL GENPASS", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_getuser(self, username: Arg, *, timeout: Timeout = UNSET) -> builtins.dict[S, Any] | None:
         """ACL GETUSER: Get the rules for a specific ACL user (Redis 6.0.0)."""
@@ -105,7 +105,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ACL GETUSER", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """ACL HELP: Show helpful text about the different subcommands (Redis 6.0.0)."""
@@ -117,7 +117,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ACL HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_list(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """ACL LIST: List the current ACL rules in ACL config file format (Redis 6.0.0)."""
@@ -129,7 +129,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ACL LIST", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_load(self, *, timeout: Timeout = UNSET) -> bool:
         """ACL LOAD: Reload the ACLs from the configured ACL file (Redis 6.0.0)."""
@@ -138,7 +138,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("acl_load") from None
         request: Request[bool] = _request(Request, ("ACL LOAD", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_log(
         self, *options: Arg, timeout: Timeout = UNSET,
@@ -156,7 +156,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ACL LOG", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_save(self, *, timeout: Timeout = UNSET) -> bool:
         """ACL SAVE: Save the current ACL rules in the configured ACL file (Redis 6.0.0)."""
@@ -165,7 +165,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("acl_save") from None
         request: Request[bool] = _request(Request, ("ACL SAVE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_setuser(self, username: Arg, *rules: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """ACL SETUSER: Modify or create the rules for a specific ACL user (Redis 6.0.0)."""
@@ -177,7 +177,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("acl_setuser", ("username", username, "arg"), ("rules", rules, "flat")) from None
         request: Request[bool] = _request(Request, ("ACL SETUSER", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_users(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """ACL USERS: List the username of all the configured ACL rules (Redis 6.0.0)."""
@@ -189,7 +189,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ACL USERS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def acl_whoami(self, *, timeout: Timeout = UNSET) -> S:
         """ACL WHOAMI: Return the name of the user associated to the current connection (Redis 6.0.0)."""
@@ -198,7 +198,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("acl_whoami") from None
         request: Request[S] = _request(Request, ("ACL WHOAMI", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def append(self, name: Arg, value: Arg, *, timeout: Timeout = UNSET) -> int:
         """APPEND: Append a value to a key (Redis 2.0.0)."""
@@ -207,7 +207,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("append", ("name", name, "arg"), ("value", value, "arg")) from None
         request: Request[int] = _request(Request, ("APPEND", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def asking(self, *, timeout: Timeout = UNSET) -> bool:
         """ASKING: Sent by cluster clients after an -ASK redirect (Redis 3.0.0)."""
@@ -216,7 +216,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("asking") from None
         request: Request[bool] = _request(Request, ("ASKING", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bgrewriteaof(self, *, timeout: Timeout = UNSET) -> S:
         """BGREWRITEAOF: Asynchronously rewrite the append-only file (Redis 1.0.0)."""
@@ -225,7 +225,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("bgrewriteaof") from None
         request: Request[S] = _request(Request, ("BGREWRITEAOF", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bgsave(self, *, schedule: bool = False, timeout: Timeout = UNSET) -> S:
         """BGSAVE: Asynchronously save the dataset to disk (Redis 1.0.0)."""
@@ -237,7 +237,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("bgsave") from None
         request: Request[S] = _request(Request, ("BGSAVE", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bitcount(
         self, name: Arg, *, start: int | None = None, end: int | None = None, byte: bool = False,
@@ -265,7 +265,7 @@ class Methods(MethodSupport[S]):
                 ("end", end, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("BITCOUNT", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bitfield(self, name: Arg, *options: Arg, timeout: Timeout = UNSET) -> builtins.list[Any]:
         """BITFIELD: Perform arbitrary bitfield integer operations on strings (Redis 3.2.0). The arguments
@@ -282,7 +282,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("BITFIELD", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bitfield_ro(self, name: Arg, *options: Arg, timeout: Timeout = UNSET) -> builtins.list[int]:
         """BITFIELD_RO: Perform arbitrary bitfield integer operations on strings. Read-only variant of
@@ -299,7 +299,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("BITFIELD_RO", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bitop(
         self, operation: Arg, destkey: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -321,7 +321,7 @@ class Methods(MethodSupport[S]):
                 ("keys", keys, "flat"),
             ) from None
         request: Request[int] = _request(Request, ("BITOP", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bitpos(
         self, name: Arg, bit: int, *, start: int | None = None, end: int | None = None, byte: bool = False,
@@ -351,7 +351,7 @@ class Methods(MethodSupport[S]):
                 ("end", end, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("BITPOS", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def blmove(
         self, source: Arg, destination: Arg, wherefrom: Literal["LEFT", "RIGHT"],
@@ -379,7 +379,7 @@ class Methods(MethodSupport[S]):
             ) from None
         request: Request[S | None] = _request(Request, ("BLMOVE", command, self._string, False, 1, _UNARY))
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def blmpop(
         self, wait: float, keys: Arg | Sequence[Arg], where: Literal["LEFT", "RIGHT"], *,
@@ -408,7 +408,7 @@ class Methods(MethodSupport[S]):
             ("BLMPOP", command, self._value, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def blpop(
         self, keys: Arg | Sequence[Arg], wait: float, *, timeout: Timeout = UNSET,
@@ -428,7 +428,7 @@ class Methods(MethodSupport[S]):
             ("BLPOP", command, self._pair, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def brpop(
         self, keys: Arg | Sequence[Arg], wait: float, *, timeout: Timeout = UNSET,
@@ -446,7 +446,7 @@ class Methods(MethodSupport[S]):
             ("BRPOP", command, self._pair, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def brpoplpush(
         self, source: Arg, destination: Arg, wait: float, *, timeout: Timeout = UNSET,
@@ -473,7 +473,7 @@ class Methods(MethodSupport[S]):
             ("BRPOPLPUSH", command, self._string, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bzmpop(
         self, wait: float, keys: Arg | Sequence[Arg], where: Literal["MIN", "MAX"], *,
@@ -504,7 +504,7 @@ class Methods(MethodSupport[S]):
             ("BZMPOP", command, self._value, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bzpopmax(
         self, keys: Arg | Sequence[Arg], wait: float, *, timeout: Timeout = UNSET,
@@ -524,7 +524,7 @@ class Methods(MethodSupport[S]):
             ("BZPOPMAX", command, self._triple, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def bzpopmin(
         self, keys: Arg | Sequence[Arg], wait: float, *, timeout: Timeout = UNSET,
@@ -544,7 +544,7 @@ class Methods(MethodSupport[S]):
             ("BZPOPMIN", command, self._triple, False, 1, _UNARY),
         )
         return self._held_command(request, wait, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_getname(self, *, timeout: Timeout = UNSET) -> S | None:
         """CLIENT GETNAME: Get the current connection name (Redis 2.6.9)."""
@@ -556,7 +556,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLIENT GETNAME", command, self._string, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_getredir(self, *, timeout: Timeout = UNSET) -> int:
         """CLIENT GETREDIR: Get tracking notifications redirection client ID if any (Redis 6.0.0)."""
@@ -568,7 +568,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLIENT GETREDIR", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """CLIENT HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -580,7 +580,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLIENT HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_id(self, *, timeout: Timeout = UNSET) -> int:
         """CLIENT ID: Returns the client ID for the current connection (Redis 5.0.0)."""
@@ -589,7 +589,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("client_id") from None
         request: Request[int] = _request(Request, ("CLIENT ID", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_info(self, *, timeout: Timeout = UNSET) -> S:
         """CLIENT INFO: Returns information about the current client connection (Redis 6.2.0)."""
@@ -598,7 +598,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("client_info") from None
         request: Request[S] = _request(Request, ("CLIENT INFO", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_kill(self, *options: Arg, timeout: Timeout = UNSET) -> bool | int:
         """CLIENT KILL: Kill the connection of a client (Redis 2.4.0). The arguments after the typed ones
@@ -614,7 +614,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLIENT KILL", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_list(
         self, *, type: Literal["normal", "master", "replica", "pubsub"] | None = None,
@@ -632,7 +632,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("client_list", ("type", type, "arg"), ("client_id", client_id, "many")) from None
         request: Request[S] = _request(Request, ("CLIENT LIST", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_pause(
         self, server_timeout: int, *, write: bool = False, all: bool = False, timeout: Timeout = UNSET,
@@ -650,7 +650,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("client_pause", ("server_timeout", server_timeout, "arg")) from None
         request: Request[bool] = _request(Request, ("CLIENT PAUSE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_trackinginfo(self, *, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
         """CLIENT TRACKINGINFO: Return information about server assisted client side caching for the
@@ -664,7 +664,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLIENT TRACKINGINFO", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_unblock(
         self, client_id: int, *, server_timeout: bool = False, error: bool = False,
@@ -685,7 +685,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("client_unblock", ("client_id", client_id, "arg")) from None
         request: Request[bool] = _request(Request, ("CLIENT UNBLOCK", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def client_unpause(self, *, timeout: Timeout = UNSET) -> bool:
         """CLIENT UNPAUSE: Resume processing of clients that were paused (Redis 6.2.0)."""
@@ -694,7 +694,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("client_unpause") from None
         request: Request[bool] = _request(Request, ("CLIENT UNPAUSE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_addslots(self, *slots: int | Sequence[int], timeout: Timeout = UNSET) -> bool:
         """CLUSTER ADDSLOTS: Assign new hash slots to receiving node (Redis 3.0.0)."""
@@ -710,7 +710,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER ADDSLOTS", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_addslotsrange(
         self, start_slot_end_slot: Mapping[Arg, Arg], *, timeout: Timeout = UNSET,
@@ -732,7 +732,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER ADDSLOTSRANGE", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_bumpepoch(self, *, timeout: Timeout = UNSET) -> S:
         """CLUSTER BUMPEPOCH: Advance the cluster config epoch (Redis 3.0.0)."""
@@ -744,7 +744,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER BUMPEPOCH", command, self._string, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_count_failure_reports(self, node_id: Arg, *, timeout: Timeout = UNSET) -> int:
         """CLUSTER COUNT-FAILURE-REPORTS: Return the number of failure reports active for a given node
@@ -758,7 +758,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER COUNT-FAILURE-REPORTS", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_countkeysinslot(self, slot: int, *, timeout: Timeout = UNSET) -> int:
         """CLUSTER COUNTKEYSINSLOT: Return the number of local keys in the specified hash slot (Redis
@@ -772,7 +772,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER COUNTKEYSINSLOT", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_delslots(self, *slots: int | Sequence[int], timeout: Timeout = UNSET) -> bool:
         """CLUSTER DELSLOTS: Set hash slots as unbound in receiving node (Redis 3.0.0)."""
@@ -788,7 +788,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER DELSLOTS", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_delslotsrange(
         self, start_slot_end_slot: Mapping[Arg, Arg], *, timeout: Timeout = UNSET,
@@ -810,7 +810,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER DELSLOTSRANGE", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_failover(
         self, *, force: bool = False, takeover: bool = False, timeout: Timeout = UNSET,
@@ -830,7 +830,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER FAILOVER", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_flushslots(self, *, timeout: Timeout = UNSET) -> bool:
         """CLUSTER FLUSHSLOTS: Delete a node's own slots information (Redis 3.0.0)."""
@@ -842,7 +842,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER FLUSHSLOTS", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_forget(self, node_id: Arg, *, timeout: Timeout = UNSET) -> bool:
         """CLUSTER FORGET: Remove a node from the nodes table (Redis 3.0.0)."""
@@ -851,7 +851,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("cluster_forget", ("node_id", node_id, "arg")) from None
         request: Request[bool] = _request(Request, ("CLUSTER FORGET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_getkeysinslot(
         self, slot: int, count: int, *, timeout: Timeout = UNSET,
@@ -865,7 +865,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER GETKEYSINSLOT", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """CLUSTER HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -877,7 +877,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_info(self, *, timeout: Timeout = UNSET) -> S:
         """CLUSTER INFO: Provides info about Redis Cluster node state (Redis 3.0.0)."""
@@ -886,7 +886,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("cluster_info") from None
         request: Request[S] = _request(Request, ("CLUSTER INFO", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_keyslot(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """CLUSTER KEYSLOT: Returns the hash slot of the specified key (Redis 3.0.0)."""
@@ -898,7 +898,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER KEYSLOT", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_links(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.dict[S, Any]]:
         """CLUSTER LINKS: Returns a list of all TCP links to and from peer nodes in cluster (Redis 7.0.0)."""
@@ -910,7 +910,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER LINKS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_meet(
         self, ip: Arg, port: int, cluster_bus_port: int | None = None, *, timeout: Timeout = UNSET,
@@ -931,7 +931,7 @@ class Methods(MethodSupport[S]):
                 ("cluster_bus_port", cluster_bus_port, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("CLUSTER MEET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_myid(self, *, timeout: Timeout = UNSET) -> S:
         """CLUSTER MYID: Return the node id (Redis 3.0.0)."""
@@ -940,7 +940,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("cluster_myid") from None
         request: Request[S] = _request(Request, ("CLUSTER MYID", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_nodes(self, *, timeout: Timeout = UNSET) -> S:
         """CLUSTER NODES: Get Cluster config for the node (Redis 3.0.0)."""
@@ -949,7 +949,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("cluster_nodes") from None
         request: Request[S] = _request(Request, ("CLUSTER NODES", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_replicas(self, node_id: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """CLUSTER REPLICAS: List replica nodes of the specified master node (Redis 5.0.0)."""
@@ -961,7 +961,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER REPLICAS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_replicate(self, node_id: Arg, *, timeout: Timeout = UNSET) -> bool:
         """CLUSTER REPLICATE: Reconfigure a node as a replica of the specified master node (Redis 3.0.0)."""
@@ -973,7 +973,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER REPLICATE", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_reset(
         self, *, hard: bool = False, soft: bool = False, timeout: Timeout = UNSET,
@@ -990,7 +990,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("cluster_reset") from None
         request: Request[bool] = _request(Request, ("CLUSTER RESET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_saveconfig(self, *, timeout: Timeout = UNSET) -> bool:
         """CLUSTER SAVECONFIG: Forces the node to save cluster state on disk (Redis 3.0.0)."""
@@ -1002,7 +1002,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER SAVECONFIG", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_set_config_epoch(self, config_epoch: int, *, timeout: Timeout = UNSET) -> bool:
         """CLUSTER SET-CONFIG-EPOCH: Set the configuration epoch in a new node (Redis 3.0.0)."""
@@ -1014,7 +1014,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER SET-CONFIG-EPOCH", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_setslot(self, slot: int, *options: Arg, timeout: Timeout = UNSET) -> bool:
         """CLUSTER SETSLOT: Bind a hash slot to a specific node (Redis 3.0.0). The arguments after the
@@ -1028,7 +1028,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("cluster_setslot", ("slot", slot, "arg"), ("options", options, "many")) from None
         request: Request[bool] = _request(Request, ("CLUSTER SETSLOT", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_shards(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.dict[S, Any]]:
         """CLUSTER SHARDS: Get array of cluster slots to node mappings (Redis 7.0.0)."""
@@ -1040,7 +1040,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER SHARDS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_slaves(self, node_id: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """CLUSTER SLAVES: List replica nodes of the specified master node (Redis 3.0.0). Deprecated since
@@ -1054,7 +1054,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER SLAVES", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def cluster_slots(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.list[Any]]:
         """CLUSTER SLOTS: Get array of Cluster slot to node mappings (Redis 3.0.0). Deprecated since Redis
@@ -1068,7 +1068,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CLUSTER SLOTS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_count(self, *, timeout: Timeout = UNSET) -> int:
         """COMMAND COUNT: Get total number of Redis commands (Redis 2.8.13)."""
@@ -1077,7 +1077,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("command_count") from None
         request: Request[int] = _request(Request, ("COMMAND COUNT", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_docs(
         self, *command_names: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -1093,7 +1093,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("COMMAND DOCS", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_getkeys(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """COMMAND GETKEYS: Extract keys given a full Redis command (Redis 2.8.13)."""
@@ -1105,7 +1105,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("COMMAND GETKEYS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_getkeysandflags(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.list[Any]]:
         """COMMAND GETKEYSANDFLAGS: Extract keys and access flags given a full Redis command (Redis 7.0.0)."""
@@ -1117,7 +1117,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("COMMAND GETKEYSANDFLAGS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """COMMAND HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -1129,7 +1129,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("COMMAND HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_info(
         self, *command_names: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -1147,7 +1147,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("COMMAND INFO", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def command_list(self, *options: Arg, timeout: Timeout = UNSET) -> builtins.list[S]:
         """COMMAND LIST: Get an array of Redis command names (Redis 7.0.0). The arguments after the typed
@@ -1163,7 +1163,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("COMMAND LIST", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def config_get(
         self, parameter: Sequence[tuple[Arg]], *, timeout: Timeout = UNSET,
@@ -1180,7 +1180,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CONFIG GET", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def config_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """CONFIG HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -1192,7 +1192,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CONFIG HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def config_resetstat(self, *, timeout: Timeout = UNSET) -> bool:
         """CONFIG RESETSTAT: Reset the stats returned by INFO (Redis 2.0.0)."""
@@ -1204,7 +1204,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("CONFIG RESETSTAT", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def config_rewrite(self, *, timeout: Timeout = UNSET) -> bool:
         """CONFIG REWRITE: Rewrite the configuration file with the in memory configuration (Redis 2.8.0)."""
@@ -1213,7 +1213,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("config_rewrite") from None
         request: Request[bool] = _request(Request, ("CONFIG REWRITE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def config_set(self, parameter_value: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> bool:
         """CONFIG SET: Set configuration parameters to the given values (Redis 2.0.0)."""
@@ -1227,7 +1227,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("config_set", ("parameter_value", parameter_value, "pairs")) from None
         request: Request[bool] = _request(Request, ("CONFIG SET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def copy(
         self, source: Arg, destination: Arg, *, db: int | None = None, replace: bool = False,
@@ -1251,7 +1251,7 @@ class Methods(MethodSupport[S]):
                 ("db", db, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("COPY", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def dbsize(self, *, timeout: Timeout = UNSET) -> int:
         """DBSIZE: Return the number of keys in the selected database (Redis 1.0.0)."""
@@ -1260,7 +1260,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("dbsize") from None
         request: Request[int] = _request(Request, ("DBSIZE", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def debug(self, *, timeout: Timeout = UNSET) -> Any:
         """DEBUG: A container for debugging commands (Redis 1.0.0)."""
@@ -1269,7 +1269,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("debug") from None
         request: Request[Any] = _request(Request, ("DEBUG", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def decr(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """DECR: Decrement the integer value of a key by one (Redis 1.0.0)."""
@@ -1278,7 +1278,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("decr", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("DECR", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def decrby(self, name: Arg, decrement: int, *, timeout: Timeout = UNSET) -> int:
         """DECRBY: Decrement the integer value of a key by the given number (Redis 1.0.0)."""
@@ -1287,7 +1287,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("decrby", ("name", name, "arg"), ("decrement", decrement, "arg")) from None
         request: Request[int] = _request(Request, ("DECRBY", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def delete(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """DEL: Delete a key (Redis 1.0.0)."""
@@ -1300,7 +1300,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("delete", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("DEL", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def dump(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """DUMP: Return a serialized version of the value stored at the specified key (Redis 2.6.0)."""
@@ -1309,7 +1309,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("dump", ("name", name, "arg")) from None
         request: Request[S | None] = _request(Request, ("DUMP", command, self._string, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def echo(self, message: Arg, *, timeout: Timeout = UNSET) -> S:
         """ECHO: Echo the given string (Redis 1.0.0)."""
@@ -1318,7 +1318,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("echo", ("message", message, "arg")) from None
         request: Request[S] = _request(Request, ("ECHO", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def eval(
         self, script: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
@@ -1340,7 +1340,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVAL", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def evalsha(
         self, sha1: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
@@ -1362,7 +1362,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVALSHA", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def evalsha_ro(
         self, sha1: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
@@ -1384,7 +1384,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVALSHA_RO", command, self._value, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def eval_ro(
         self, script: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
@@ -1406,7 +1406,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("EVAL_RO", command, self._value, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def exists(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """EXISTS: Determine if a key exists (Redis 1.0.0)."""
@@ -1419,7 +1419,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("exists", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("EXISTS", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def expire(
         self, name: Arg, time: int | timedelta, *, nx: bool = False, xx: bool = False, gt: bool = False,
@@ -1443,7 +1443,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("expire", ("name", name, "arg"), ("time", time, "duration")) from None
         request: Request[bool] = _request(Request, ("EXPIRE", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def expireat(
         self, name: Arg, unix_time_seconds: int, *, nx: bool = False, xx: bool = False, gt: bool = False,
@@ -1471,7 +1471,7 @@ class Methods(MethodSupport[S]):
                 ("unix_time_seconds", unix_time_seconds, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("EXPIREAT", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def expiretime(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """EXPIRETIME: Get the expiration Unix timestamp for a key (Redis 7.0.0)."""
@@ -1480,7 +1480,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("expiretime", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("EXPIRETIME", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def failover(self, *options: Arg, timeout: Timeout = UNSET) -> bool:
         """FAILOVER: Start a coordinated failover between this server and one of its replicas (Redis
@@ -1493,7 +1493,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("failover", ("options", options, "many")) from None
         request: Request[bool] = _request(Request, ("FAILOVER", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def fcall(
         self, function: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
@@ -1515,7 +1515,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("FCALL", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def fcall_ro(
         self, function: Arg, keys: Arg | Sequence[Arg] = (), *args: Arg | Sequence[Arg],
@@ -1537,7 +1537,7 @@ class Methods(MethodSupport[S]):
                 ("args", args, "flat"),
             ) from None
         request: Request[Any] = _request(Request, ("FCALL_RO", command, self._value, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def flushall(self, *, async_: bool = False, sync: bool = False, timeout: Timeout = UNSET) -> bool:
         """FLUSHALL: Remove all keys from all databases (Redis 1.0.0)."""
@@ -1552,7 +1552,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("flushall") from None
         request: Request[bool] = _request(Request, ("FLUSHALL", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def flushdb(self, *, async_: bool = False, sync: bool = False, timeout: Timeout = UNSET) -> bool:
         """FLUSHDB: Remove all keys from the current database (Redis 1.0.0)."""
@@ -1567,7 +1567,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("flushdb") from None
         request: Request[bool] = _request(Request, ("FLUSHDB", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_delete(self, library_name: Arg, *, timeout: Timeout = UNSET) -> bool:
         """FUNCTION DELETE: Delete a function by name (Redis 7.0.0)."""
@@ -1576,7 +1576,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("function_delete", ("library_name", library_name, "arg")) from None
         request: Request[bool] = _request(Request, ("FUNCTION DELETE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_dump(self, *, timeout: Timeout = UNSET) -> S:
         """FUNCTION DUMP: Dump all functions into a serialized binary payload (Redis 7.0.0)."""
@@ -1585,7 +1585,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("function_dump") from None
         request: Request[S] = _request(Request, ("FUNCTION DUMP", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_flush(
         self, *, async_: bool = False, sync: bool = False, timeout: Timeout = UNSET,
@@ -1602,7 +1602,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("function_flush") from None
         request: Request[bool] = _request(Request, ("FUNCTION FLUSH", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """FUNCTION HELP: Show helpful text about the different subcommands (Redis 7.0.0)."""
@@ -1614,7 +1614,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("FUNCTION HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_kill(self, *, timeout: Timeout = UNSET) -> bool:
         """FUNCTION KILL: Kill the function currently in execution (Redis 7.0.0)."""
@@ -1623,7 +1623,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("function_kill") from None
         request: Request[bool] = _request(Request, ("FUNCTION KILL", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_list(
         self, *, libraryname: Arg | None = None, withcode: bool = False, timeout: Timeout = UNSET,
@@ -1642,7 +1642,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("FUNCTION LIST", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_load(
         self, function_code: Arg, *, replace: bool = False, timeout: Timeout = UNSET,
@@ -1659,7 +1659,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("function_load", ("function_code", function_code, "arg")) from None
         request: Request[S] = _request(Request, ("FUNCTION LOAD", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_restore(
         self, serialized_value: Arg, *, flush: bool = False, append: bool = False, replace: bool = False,
@@ -1683,7 +1683,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("FUNCTION RESTORE", command, self._okay, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def function_stats(self, *, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
         """FUNCTION STATS: Return information about the function currently running (name, description,
@@ -1697,7 +1697,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("FUNCTION STATS", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def geoadd(
         self, name: Arg, longitude_latitude_member: Sequence[tuple[Arg, Arg, Arg]], *, nx: bool = False,
@@ -1726,7 +1726,7 @@ class Methods(MethodSupport[S]):
                 ("longitude_latitude_member", longitude_latitude_member, "rows"),
             ) from None
         request: Request[int] = _request(Request, ("GEOADD", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def geodist(
         self, name: Arg, member1: Arg, member2: Arg, *, m: bool = False, km: bool = False,
@@ -1756,7 +1756,7 @@ class Methods(MethodSupport[S]):
                 ("member2", member2, "arg"),
             ) from None
         request: Request[S | None] = _request(Request, ("GEODIST", command, self._string, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def geohash(
         self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -1775,7 +1775,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEOHASH", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def geopos(
         self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -1794,7 +1794,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEOPOS", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def georadius(
         self, name: Arg, longitude: float, latitude: float, radius: float,
@@ -1850,7 +1850,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEORADIUS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def georadiusbymember(
         self, name: Arg, member: Arg, radius: float, unit: Literal["m", "km", "ft", "mi"], *,
@@ -1903,7 +1903,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEORADIUSBYMEMBER", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def georadiusbymember_ro(
         self, name: Arg, member: Arg, radius: float, unit: Literal["m", "km", "ft", "mi"], *,
@@ -1948,7 +1948,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEORADIUSBYMEMBER_RO", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def georadius_ro(
         self, name: Arg, longitude: float, latitude: float, radius: float,
@@ -1996,7 +1996,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEORADIUS_RO", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def geosearch(
         self, name: Arg, *options: Arg, timeout: Timeout = UNSET,
@@ -2016,7 +2016,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEOSEARCH", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def geosearchstore(
         self, destination: Arg, source: Arg, *options: Arg, timeout: Timeout = UNSET,
@@ -2042,7 +2042,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("GEOSEARCHSTORE", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def get(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """GET: Get the value of a key (Redis 1.0.0)."""
@@ -2053,7 +2053,7 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("GET", command, self._string, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def getbit(self, name: Arg, offset: int, *, timeout: Timeout = UNSET) -> bool:
         """GETBIT: Returns the bit value at offset in the string value stored at key (Redis 2.2.0)."""
@@ -2062,7 +2062,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("getbit", ("name", name, "arg"), ("offset", offset, "arg")) from None
         request: Request[bool] = _request(Request, ("GETBIT", command, self._flag, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def getdel(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """GETDEL: Get the value of a key and delete the key (Redis 6.2.0)."""
@@ -2071,7 +2071,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("getdel", ("name", name, "arg")) from None
         request: Request[S | None] = _request(Request, ("GETDEL", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def getex(
         self, name: Arg, *, ex: int | timedelta | None = None, px: int | timedelta | None = None,
@@ -2103,7 +2103,7 @@ class Methods(MethodSupport[S]):
                 ("pxat", pxat, "arg"),
             ) from None
         request: Request[S | None] = _request(Request, ("GETEX", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def getrange(self, name: Arg, start: int, end: int, *, timeout: Timeout = UNSET) -> S:
         """GETRANGE: Get a substring of the string stored at a key (Redis 2.4.0)."""
@@ -2119,7 +2119,7 @@ class Methods(MethodSupport[S]):
         request: Request[S] = _request(Request, ("GETRANGE", command, self._string, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def getset(self, name: Arg, value: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """GETSET: Set the string value of a key and return its old value (Redis 1.0.0). Deprecated since
@@ -2130,7 +2130,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("getset", ("name", name, "arg"), ("value", value, "arg")) from None
         request: Request[S | None] = _request(Request, ("GETSET", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hdel(self, name: Arg, *fields: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """HDEL: Delete one or more hash fields (Redis 2.0.0)."""
@@ -2144,7 +2144,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("hdel", ("name", name, "arg"), ("fields", fields, "flat")) from None
         request: Request[int] = _request(Request, ("HDEL", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hexists(self, name: Arg, field: Arg, *, timeout: Timeout = UNSET) -> bool:
         """HEXISTS: Determine if a hash field exists (Redis 2.0.0)."""
@@ -2155,7 +2155,7 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("HEXISTS", command, self._flag, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hget(self, name: Arg, field: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """HGET: Get the value of a hash field (Redis 2.0.0)."""
@@ -2166,7 +2166,7 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("HGET", command, self._string, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hgetall(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.dict[S, S]:
         """HGETALL: Get all the fields and values in a hash (Redis 2.0.0)."""
@@ -2180,7 +2180,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hincrby(self, name: Arg, field: Arg, increment: int, *, timeout: Timeout = UNSET) -> int:
         """HINCRBY: Increment the integer value of a hash field by the given number (Redis 2.0.0)."""
@@ -2194,7 +2194,7 @@ class Methods(MethodSupport[S]):
                 ("increment", increment, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("HINCRBY", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hincrbyfloat(
         self, name: Arg, field: Arg, increment: float, *, timeout: Timeout = UNSET,
@@ -2210,7 +2210,7 @@ class Methods(MethodSupport[S]):
                 ("increment", increment, "arg"),
             ) from None
         request: Request[float] = _request(Request, ("HINCRBYFLOAT", command, self._number, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hkeys(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """HKEYS: Get all the fields in a hash (Redis 2.0.0)."""
@@ -2224,7 +2224,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hlen(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """HLEN: Get the number of fields in a hash (Redis 2.0.0)."""
@@ -2235,7 +2235,7 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("HLEN", command, self._integer, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hmget(
         self, name: Arg, *fields: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -2256,7 +2256,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hmset(self, name: Arg, mapping: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> bool:
         """HMSET: Set multiple hash fields to multiple values (Redis 2.0.0). Deprecated since Redis 4.0.0:
@@ -2273,7 +2273,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("hmset", ("name", name, "arg"), ("mapping", mapping, "pairs")) from None
         request: Request[bool] = _request(Request, ("HMSET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hrandfield(
         self, name: Arg, *, count: int | None = None, withvalues: bool = False, timeout: Timeout = UNSET,
@@ -2290,7 +2290,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("hrandfield", ("name", name, "arg"), ("count", count, "arg")) from None
         request: Request[Any] = _request(Request, ("HRANDFIELD", command, self._value, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hscan(
         self, name: Arg, cursor: int, *, match: Arg | None = None, count: int | None = None,
@@ -2318,7 +2318,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("HSCAN", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hset(
         self, name: Arg, key: Arg | None = None, value: Arg | None = None, *,
@@ -2345,7 +2345,7 @@ class Methods(MethodSupport[S]):
                 ("mapping", mapping, "pairs"),
             ) from None
         request: Request[int] = _request(Request, ("HSET", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hsetnx(self, name: Arg, field: Arg, value: Arg, *, timeout: Timeout = UNSET) -> bool:
         """HSETNX: Set the value of a hash field, only if the field does not exist (Redis 2.0.0)."""
@@ -2359,7 +2359,7 @@ class Methods(MethodSupport[S]):
                 ("value", value, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("HSETNX", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hstrlen(self, name: Arg, field: Arg, *, timeout: Timeout = UNSET) -> int:
         """HSTRLEN: Get the length of the value of a hash field (Redis 3.2.0)."""
@@ -2368,7 +2368,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("hstrlen", ("name", name, "arg"), ("field", field, "arg")) from None
         request: Request[int] = _request(Request, ("HSTRLEN", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def hvals(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """HVALS: Get all the values in a hash (Redis 2.0.0)."""
@@ -2382,7 +2382,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def incr(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """INCR: Increment the integer value of a key by one (Redis 1.0.0)."""
@@ -2391,7 +2391,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("incr", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("INCR", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def incrby(self, name: Arg, increment: int, *, timeout: Timeout = UNSET) -> int:
         """INCRBY: Increment the integer value of a key by the given amount (Redis 1.0.0)."""
@@ -2400,7 +2400,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("incrby", ("name", name, "arg"), ("increment", increment, "arg")) from None
         request: Request[int] = _request(Request, ("INCRBY", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def incrbyfloat(self, name: Arg, increment: float, *, timeout: Timeout = UNSET) -> float:
         """INCRBYFLOAT: Increment the float value of a key by the given amount (Redis 2.6.0)."""
@@ -2409,7 +2409,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("incrbyfloat", ("name", name, "arg"), ("increment", increment, "arg")) from None
         request: Request[float] = _request(Request, ("INCRBYFLOAT", command, self._number, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def info(self, *sections: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.dict[str, Any]:
         """INFO: Get information and statistics about the server (Redis 1.0.0)."""
@@ -2423,7 +2423,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("INFO", command, self._info, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def keys(self, pattern: Arg, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """KEYS: Find all keys matching the given pattern (Redis 1.0.0)."""
@@ -2435,7 +2435,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("KEYS", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lastsave(self, *, timeout: Timeout = UNSET) -> int:
         """LASTSAVE: Get the UNIX time stamp of the last successful save to disk (Redis 1.0.0)."""
@@ -2444,7 +2444,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("lastsave") from None
         request: Request[int] = _request(Request, ("LASTSAVE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_doctor(self, *, timeout: Timeout = UNSET) -> S:
         """LATENCY DOCTOR: Return a human readable latency analysis report (Redis 2.8.13)."""
@@ -2453,7 +2453,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("latency_doctor") from None
         request: Request[S] = _request(Request, ("LATENCY DOCTOR", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_graph(self, event: Arg, *, timeout: Timeout = UNSET) -> S:
         """LATENCY GRAPH: Return a latency graph for the event (Redis 2.8.13)."""
@@ -2462,7 +2462,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("latency_graph", ("event", event, "arg")) from None
         request: Request[S] = _request(Request, ("LATENCY GRAPH", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """LATENCY HELP: Show helpful text about the different subcommands (Redis 2.8.13)."""
@@ -2474,7 +2474,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LATENCY HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_histogram(
         self, *commands: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -2492,7 +2492,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LATENCY HISTOGRAM", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_history(
         self, event: Arg, *, timeout: Timeout = UNSET,
@@ -2506,7 +2506,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LATENCY HISTORY", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_latest(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.list[Any]]:
         """LATENCY LATEST: Return the latest latency samples for all events (Redis 2.8.13)."""
@@ -2518,7 +2518,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LATENCY LATEST", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def latency_reset(self, *events: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """LATENCY RESET: Reset latency data for one or more events (Redis 2.8.13)."""
@@ -2529,7 +2529,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("latency_reset", ("events", events, "flat")) from None
         request: Request[int] = _request(Request, ("LATENCY RESET", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lcs(
         self, key1: Arg, key2: Arg, *, len: bool = False, idx: bool = False,
@@ -2560,7 +2560,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LCS", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lindex(self, name: Arg, index: int, *, timeout: Timeout = UNSET) -> S | None:
         """LINDEX: Get an element from a list by its index (Redis 1.0.0)."""
@@ -2571,7 +2571,7 @@ class Methods(MethodSupport[S]):
         request: Request[S | None] = _request(Request, ("LINDEX", command, self._string, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def linsert(
         self, name: Arg, where: Literal["BEFORE", "AFTER"], pivot: Arg, element: Arg, *,
@@ -2589,7 +2589,7 @@ class Methods(MethodSupport[S]):
                 ("element", element, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("LINSERT", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def llen(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """LLEN: Get the length of a list (Redis 1.0.0)."""
@@ -2600,7 +2600,7 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("LLEN", command, self._integer, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lmove(
         self, source: Arg, destination: Arg, wherefrom: Literal["LEFT", "RIGHT"],
@@ -2618,7 +2618,7 @@ class Methods(MethodSupport[S]):
                 ("whereto", whereto, "arg"),
             ) from None
         request: Request[S] = _request(Request, ("LMOVE", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lmpop(
         self, keys: Arg | Sequence[Arg], where: Literal["LEFT", "RIGHT"], *, count: int | None = None,
@@ -2644,7 +2644,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LMPOP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lolwut(self, *, version: int | None = None, timeout: Timeout = UNSET) -> S:
         """LOLWUT: Display some computer art and the Redis version (Redis 5.0.0)."""
@@ -2656,7 +2656,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("lolwut", ("version", version, "arg")) from None
         request: Request[S] = _request(Request, ("LOLWUT", command, self._string, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lpop(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
@@ -2674,7 +2674,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LPOP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lpos(
         self, name: Arg, element: Arg, *, rank: int | None = None, count: int | None = None,
@@ -2705,7 +2705,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("LPOS", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lpush(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """LPUSH: Prepend one or multiple elements to a list (Redis 1.0.0)."""
@@ -2719,7 +2719,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("lpush", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("LPUSH", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lpushx(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """LPUSHX: Prepend an element to a list, only if the list exists (Redis 2.2.0)."""
@@ -2733,7 +2733,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("lpushx", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("LPUSHX", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lrange(self, name: Arg, start: int, stop: int, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """LRANGE: Get a range of elements from a list (Redis 1.0.0)."""
@@ -2752,7 +2752,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lrem(self, name: Arg, count: int, element: Arg, *, timeout: Timeout = UNSET) -> int:
         """LREM: Remove elements from a list (Redis 1.0.0)."""
@@ -2766,7 +2766,7 @@ class Methods(MethodSupport[S]):
                 ("element", element, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("LREM", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def lset(self, name: Arg, index: int, element: Arg, *, timeout: Timeout = UNSET) -> bool:
         """LSET: Set the value of an element in a list by its index (Redis 1.0.0)."""
@@ -2780,7 +2780,7 @@ class Methods(MethodSupport[S]):
                 ("element", element, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("LSET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def ltrim(self, name: Arg, start: int, stop: int, *, timeout: Timeout = UNSET) -> bool:
         """LTRIM: Trim a list to the specified range (Redis 1.0.0)."""
@@ -2794,7 +2794,7 @@ class Methods(MethodSupport[S]):
                 ("stop", stop, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("LTRIM", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def memory_doctor(self, *, timeout: Timeout = UNSET) -> S:
         """MEMORY DOCTOR: Outputs memory problems report (Redis 4.0.0)."""
@@ -2803,7 +2803,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("memory_doctor") from None
         request: Request[S] = _request(Request, ("MEMORY DOCTOR", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def memory_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """MEMORY HELP: Show helpful text about the different subcommands (Redis 4.0.0)."""
@@ -2815,7 +2815,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MEMORY HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def memory_malloc_stats(self, *, timeout: Timeout = UNSET) -> S:
         """MEMORY MALLOC-STATS: Show allocator internal stats (Redis 4.0.0)."""
@@ -2827,7 +2827,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MEMORY MALLOC-STATS", command, self._string, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def memory_purge(self, *, timeout: Timeout = UNSET) -> bool:
         """MEMORY PURGE: Ask the allocator to release memory (Redis 4.0.0)."""
@@ -2836,7 +2836,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("memory_purge") from None
         request: Request[bool] = _request(Request, ("MEMORY PURGE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def memory_stats(self, *, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
         """MEMORY STATS: Show memory usage details (Redis 4.0.0)."""
@@ -2848,7 +2848,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MEMORY STATS", command, self._mapping, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def memory_usage(
         self, name: Arg, *, samples: int | None = None, timeout: Timeout = UNSET,
@@ -2866,7 +2866,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MEMORY USAGE", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def mget(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.list[S | None]:
         """MGET: Get the values of all the given keys (Redis 1.0.0)."""
@@ -2882,7 +2882,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MGET", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def migrate(
         self, host: Arg, port: int, key_or_empty_string: Arg, destination_db: int, server_timeout: int,
@@ -2915,7 +2915,7 @@ class Methods(MethodSupport[S]):
                 ("options", options, "many"),
             ) from None
         request: Request[bool | S] = _request(Request, ("MIGRATE", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def module_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """MODULE HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -2927,7 +2927,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MODULE HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def module_list(self, *, timeout: Timeout = UNSET) -> builtins.list[builtins.dict[S, Any]]:
         """MODULE LIST: List all modules loaded by the server (Redis 4.0.0)."""
@@ -2939,7 +2939,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("MODULE LIST", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def module_load(self, path: Arg, *args: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """MODULE LOAD: Load a module (Redis 4.0.0)."""
@@ -2951,7 +2951,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("module_load", ("path", path, "arg"), ("args", args, "flat")) from None
         request: Request[bool] = _request(Request, ("MODULE LOAD", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def module_loadex(self, path: Arg, *options: Arg, timeout: Timeout = UNSET) -> bool:
         """MODULE LOADEX: Load a module with extended parameters (Redis 7.0.0). The arguments after the
@@ -2965,7 +2965,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("module_loadex", ("path", path, "arg"), ("options", options, "many")) from None
         request: Request[bool] = _request(Request, ("MODULE LOADEX", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def module_unload(self, name: Arg, *, timeout: Timeout = UNSET) -> bool:
         """MODULE UNLOAD: Unload a module (Redis 4.0.0)."""
@@ -2974,7 +2974,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("module_unload", ("name", name, "arg")) from None
         request: Request[bool] = _request(Request, ("MODULE UNLOAD", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def move(self, name: Arg, db: int, *, timeout: Timeout = UNSET) -> bool:
         """MOVE: Move a key to another database (Redis 1.0.0)."""
@@ -2983,7 +2983,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("move", ("name", name, "arg"), ("db", db, "arg")) from None
         request: Request[bool] = _request(Request, ("MOVE", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def mset(self, mapping: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> bool:
         """MSET: Set multiple keys to multiple values (Redis 1.0.1)."""
@@ -2997,7 +2997,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("mset", ("mapping", mapping, "pairs")) from None
         request: Request[bool] = _request(Request, ("MSET", command, self._okay, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def msetnx(self, mapping: Mapping[Arg, Arg], *, timeout: Timeout = UNSET) -> bool:
         """MSETNX: Set multiple keys to multiple values, only if none of the keys exist (Redis 1.0.1)."""
@@ -3011,7 +3011,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("msetnx", ("mapping", mapping, "pairs")) from None
         request: Request[bool] = _request(Request, ("MSETNX", command, self._flag, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def object_encoding(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """OBJECT ENCODING: Inspect the internal encoding of a Redis object (Redis 2.2.3)."""
@@ -3023,7 +3023,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("OBJECT ENCODING", command, self._string, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def object_freq(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """OBJECT FREQ: Get the logarithmic access frequency counter of a Redis object (Redis 4.0.0)."""
@@ -3032,7 +3032,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("object_freq", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("OBJECT FREQ", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def object_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """OBJECT HELP: Show helpful text about the different subcommands (Redis 6.2.0)."""
@@ -3044,7 +3044,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("OBJECT HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def object_idletime(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """OBJECT IDLETIME: Get the time since a Redis object was last accessed (Redis 2.2.3)."""
@@ -3056,7 +3056,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("OBJECT IDLETIME", command, self._integer, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def object_refcount(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """OBJECT REFCOUNT: Get the number of references to the value of the key (Redis 2.2.3)."""
@@ -3068,7 +3068,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("OBJECT REFCOUNT", command, self._integer, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def persist(self, name: Arg, *, timeout: Timeout = UNSET) -> bool:
         """PERSIST: Remove the expiration from a key (Redis 2.2.0)."""
@@ -3077,7 +3077,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("persist", ("name", name, "arg")) from None
         request: Request[bool] = _request(Request, ("PERSIST", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pexpire(
         self, name: Arg, time: int | timedelta, *, nx: bool = False, xx: bool = False, gt: bool = False,
@@ -3101,7 +3101,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("pexpire", ("name", name, "arg"), ("time", time, "duration")) from None
         request: Request[bool] = _request(Request, ("PEXPIRE", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pexpireat(
         self, name: Arg, unix_time_milliseconds: int, *, nx: bool = False, xx: bool = False,
@@ -3131,7 +3131,7 @@ class Methods(MethodSupport[S]):
                 ("unix_time_milliseconds", unix_time_milliseconds, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("PEXPIREAT", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pexpiretime(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """PEXPIRETIME: Get the expiration Unix timestamp for a key in milliseconds (Redis 7.0.0)."""
@@ -3140,7 +3140,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("pexpiretime", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("PEXPIRETIME", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pfadd(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """PFADD: Adds the specified elements to the specified HyperLogLog (Redis 2.8.9)."""
@@ -3152,7 +3152,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("pfadd", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[bool] = _request(Request, ("PFADD", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pfcount(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """PFCOUNT: Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s)
@@ -3167,7 +3167,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("pfcount", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("PFCOUNT", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pfdebug(self, subcommand: Arg, name: Arg, *, timeout: Timeout = UNSET) -> Any:
         """PFDEBUG: Internal commands for debugging HyperLogLog values (Redis 2.8.9)."""
@@ -3176,7 +3176,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("pfdebug", ("subcommand", subcommand, "arg"), ("name", name, "arg")) from None
         request: Request[Any] = _request(Request, ("PFDEBUG", command, self._value, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pfmerge(self, destkey: Arg, *sourcekeys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> bool:
         """PFMERGE: Merge N different HyperLogLogs into a single one (Redis 2.8.9)."""
@@ -3190,7 +3190,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("pfmerge", ("destkey", destkey, "arg"), ("sourcekeys", sourcekeys, "flat")) from None
         request: Request[bool] = _request(Request, ("PFMERGE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pfselftest(self, *, timeout: Timeout = UNSET) -> bool:
         """PFSELFTEST: An internal command for testing HyperLogLog values (Redis 2.8.9)."""
@@ -3199,7 +3199,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("pfselftest") from None
         request: Request[bool] = _request(Request, ("PFSELFTEST", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def psetex(
         self, name: Arg, time_ms: int | timedelta, value: Arg, *, timeout: Timeout = UNSET,
@@ -3215,7 +3215,7 @@ class Methods(MethodSupport[S]):
                 ("value", value, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("PSETEX", command, self._okay, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pttl(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """PTTL: Get the time to live for a key in milliseconds (Redis 2.6.0)."""
@@ -3224,7 +3224,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("pttl", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("PTTL", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def publish(self, channel: Arg, message: Arg, *, timeout: Timeout = UNSET) -> int:
         """PUBLISH: Post a message to a channel (Redis 2.0.0)."""
@@ -3233,7 +3233,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("publish", ("channel", channel, "arg"), ("message", message, "arg")) from None
         request: Request[int] = _request(Request, ("PUBLISH", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pubsub_channels(
         self, pattern: Arg | None = None, *, timeout: Timeout = UNSET,
@@ -3250,7 +3250,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("PUBSUB CHANNELS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pubsub_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """PUBSUB HELP: Show helpful text about the different subcommands (Redis 6.2.0)."""
@@ -3262,7 +3262,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("PUBSUB HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pubsub_numpat(self, *, timeout: Timeout = UNSET) -> int:
         """PUBSUB NUMPAT: Get the count of unique patterns pattern subscriptions (Redis 2.8.0)."""
@@ -3271,7 +3271,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("pubsub_numpat") from None
         request: Request[int] = _request(Request, ("PUBSUB NUMPAT", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pubsub_numsub(
         self, *channels: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -3287,7 +3287,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("PUBSUB NUMSUB", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pubsub_shardchannels(
         self, pattern: Arg | None = None, *, timeout: Timeout = UNSET,
@@ -3304,7 +3304,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("PUBSUB SHARDCHANNELS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def pubsub_shardnumsub(
         self, *shardchannels: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -3320,7 +3320,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("PUBSUB SHARDNUMSUB", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def randomkey(self, *, timeout: Timeout = UNSET) -> S | None:
         """RANDOMKEY: Return a random key from the keyspace (Redis 1.0.0)."""
@@ -3329,7 +3329,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("randomkey") from None
         request: Request[S | None] = _request(Request, ("RANDOMKEY", command, self._string, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def rename(self, name: Arg, newkey: Arg, *, timeout: Timeout = UNSET) -> bool:
         """RENAME: Rename a key (Redis 1.0.0)."""
@@ -3338,7 +3338,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("rename", ("name", name, "arg"), ("newkey", newkey, "arg")) from None
         request: Request[bool] = _request(Request, ("RENAME", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def renamenx(self, name: Arg, newkey: Arg, *, timeout: Timeout = UNSET) -> bool:
         """RENAMENX: Rename a key, only if the new key does not exist (Redis 1.0.0)."""
@@ -3347,7 +3347,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("renamenx", ("name", name, "arg"), ("newkey", newkey, "arg")) from None
         request: Request[bool] = _request(Request, ("RENAMENX", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def replicaof(self, *options: Arg, timeout: Timeout = UNSET) -> S:
         """REPLICAOF: Make the server a replica of another instance, or promote it as master (Redis 5.0.0).
@@ -3360,7 +3360,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("replicaof", ("options", options, "many")) from None
         request: Request[S] = _request(Request, ("REPLICAOF", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def restore(
         self, name: Arg, ttl: int, serialized_value: Arg, *, replace: bool = False, absttl: bool = False,
@@ -3393,7 +3393,7 @@ class Methods(MethodSupport[S]):
                 ("freq", freq, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("RESTORE", command, self._okay, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def restore_asking(
         self, name: Arg, ttl: int, serialized_value: Arg, *, replace: bool = False, absttl: bool = False,
@@ -3424,7 +3424,7 @@ class Methods(MethodSupport[S]):
                 ("freq", freq, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("RESTORE-ASKING", command, self._okay, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def role(self, *, timeout: Timeout = UNSET) -> builtins.list[Any]:
         """ROLE: Return the role of the instance in the context of replication (Redis 2.8.12)."""
@@ -3436,7 +3436,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ROLE", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def rpop(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
@@ -3454,7 +3454,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("RPOP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def rpoplpush(self, source: Arg, destination: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """RPOPLPUSH: Remove the last element in a list, prepend it to another list and return it (Redis
@@ -3469,7 +3469,7 @@ class Methods(MethodSupport[S]):
                 ("destination", destination, "arg"),
             ) from None
         request: Request[S | None] = _request(Request, ("RPOPLPUSH", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def rpush(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """RPUSH: Append one or multiple elements to a list (Redis 1.0.0)."""
@@ -3483,7 +3483,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("rpush", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("RPUSH", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def rpushx(self, name: Arg, *elements: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """RPUSHX: Append an element to a list, only if the list exists (Redis 2.2.0)."""
@@ -3497,7 +3497,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("rpushx", ("name", name, "arg"), ("elements", elements, "flat")) from None
         request: Request[int] = _request(Request, ("RPUSHX", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sadd(self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """SADD: Add one or more members to a set (Redis 1.0.0)."""
@@ -3511,7 +3511,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("sadd", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[int] = _request(Request, ("SADD", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def save(self, *, timeout: Timeout = UNSET) -> bool:
         """SAVE: Synchronously save the dataset to disk (Redis 1.0.0)."""
@@ -3520,7 +3520,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("save") from None
         request: Request[bool] = _request(Request, ("SAVE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def scan(
         self, cursor: int, *, match: Arg | None = None, count: int | None = None, _type: Arg | None = None,
@@ -3549,7 +3549,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SCAN", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def scard(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """SCARD: Get the number of members in a set (Redis 1.0.0)."""
@@ -3560,7 +3560,7 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("SCARD", command, self._integer, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def script_debug(self, mode: Literal["YES", "SYNC", "NO"], *, timeout: Timeout = UNSET) -> bool:
         """SCRIPT DEBUG: Set the debug mode for executed scripts (Redis 3.2.0)."""
@@ -3569,7 +3569,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("script_debug", ("mode", mode, "arg")) from None
         request: Request[bool] = _request(Request, ("SCRIPT DEBUG", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def script_exists(
         self, *sha1s: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -3587,7 +3587,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SCRIPT EXISTS", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def script_flush(
         self, *, async_: bool = False, sync: bool = False, timeout: Timeout = UNSET,
@@ -3604,7 +3604,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("script_flush") from None
         request: Request[bool] = _request(Request, ("SCRIPT FLUSH", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def script_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """SCRIPT HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -3616,7 +3616,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SCRIPT HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def script_kill(self, *, timeout: Timeout = UNSET) -> bool:
         """SCRIPT KILL: Kill the script currently in execution (Redis 2.6.0)."""
@@ -3625,7 +3625,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("script_kill") from None
         request: Request[bool] = _request(Request, ("SCRIPT KILL", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def script_load(self, script: Arg, *, timeout: Timeout = UNSET) -> S:
         """SCRIPT LOAD: Load the specified Lua script into the script cache (Redis 2.6.0)."""
@@ -3634,7 +3634,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("script_load", ("script", script, "arg")) from None
         request: Request[S] = _request(Request, ("SCRIPT LOAD", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sdiff(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.set[S]:
         """SDIFF: Subtract multiple sets (Redis 1.0.0)."""
@@ -3650,7 +3650,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SDIFF", command, self._members, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sdiffstore(self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """SDIFFSTORE: Subtract multiple sets and store the resulting set in a key (Redis 1.0.0)."""
@@ -3664,7 +3664,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("sdiffstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("SDIFFSTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def setbit(self, name: Arg, offset: int, value: int, *, timeout: Timeout = UNSET) -> bool:
         """SETBIT: Sets or clears the bit at offset in the string value stored at key (Redis 2.2.0)."""
@@ -3678,7 +3678,7 @@ class Methods(MethodSupport[S]):
                 ("value", value, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("SETBIT", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def setex(self, name: Arg, time: int | timedelta, value: Arg, *, timeout: Timeout = UNSET) -> bool:
         """SETEX: Set the value and expiration of a key (Redis 2.0.0)."""
@@ -3692,7 +3692,7 @@ class Methods(MethodSupport[S]):
                 ("value", value, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("SETEX", command, self._okay, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def setnx(self, name: Arg, value: Arg, *, timeout: Timeout = UNSET) -> bool:
         """SETNX: Set the value of a key, only if the key does not exist (Redis 1.0.0)."""
@@ -3701,7 +3701,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("setnx", ("name", name, "arg"), ("value", value, "arg")) from None
         request: Request[bool] = _request(Request, ("SETNX", command, self._flag, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def setrange(self, name: Arg, offset: int, value: Arg, *, timeout: Timeout = UNSET) -> int:
         """SETRANGE: Overwrite part of a string at key starting at the specified offset (Redis 2.2.0)."""
@@ -3715,7 +3715,7 @@ class Methods(MethodSupport[S]):
                 ("value", value, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("SETRANGE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def shutdown(
         self, *, nosave: bool = False, save: bool = False, now: bool = False, force: bool = False,
@@ -3739,7 +3739,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("shutdown") from None
         request: Request[bool] = _request(Request, ("SHUTDOWN", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sinter(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.set[S]:
         """SINTER: Intersect multiple sets (Redis 1.0.0)."""
@@ -3755,7 +3755,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SINTER", command, self._members, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sintercard(
         self, keys: Arg | Sequence[Arg], *, limit: int | None = None, timeout: Timeout = UNSET,
@@ -3771,7 +3771,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("sintercard", ("keys", keys, "many"), ("limit", limit, "arg")) from None
         request: Request[int] = _request(Request, ("SINTERCARD", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sinterstore(
         self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -3787,7 +3787,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("sinterstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("SINTERSTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sismember(self, name: Arg, member: Arg, *, timeout: Timeout = UNSET) -> bool:
         """SISMEMBER: Determine if a given value is a member of a set (Redis 1.0.0)."""
@@ -3798,7 +3798,7 @@ class Methods(MethodSupport[S]):
         request: Request[bool] = _request(Request, ("SISMEMBER", command, self._flag, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def slaveof(self, *options: Arg, timeout: Timeout = UNSET) -> S:
         """SLAVEOF: Make the server a replica of another instance, or promote it as master (Redis 1.0.0).
@@ -3812,7 +3812,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("slaveof", ("options", options, "many")) from None
         request: Request[S] = _request(Request, ("SLAVEOF", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def slowlog_get(
         self, count: int | None = None, *, timeout: Timeout = UNSET,
@@ -3829,7 +3829,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SLOWLOG GET", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def slowlog_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """SLOWLOG HELP: Show helpful text about the different subcommands (Redis 6.2.0)."""
@@ -3841,7 +3841,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SLOWLOG HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def slowlog_len(self, *, timeout: Timeout = UNSET) -> int:
         """SLOWLOG LEN: Get the slow log's length (Redis 2.2.12)."""
@@ -3850,7 +3850,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("slowlog_len") from None
         request: Request[int] = _request(Request, ("SLOWLOG LEN", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def slowlog_reset(self, *, timeout: Timeout = UNSET) -> bool:
         """SLOWLOG RESET: Clear all entries from the slow log (Redis 2.2.12)."""
@@ -3859,7 +3859,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("slowlog_reset") from None
         request: Request[bool] = _request(Request, ("SLOWLOG RESET", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def smembers(self, name: Arg, *, timeout: Timeout = UNSET) -> builtins.set[S]:
         """SMEMBERS: Get all the members in a set (Redis 1.0.0)."""
@@ -3873,7 +3873,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def smismember(
         self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -3892,7 +3892,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SMISMEMBER", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def smove(self, source: Arg, destination: Arg, member: Arg, *, timeout: Timeout = UNSET) -> bool:
         """SMOVE: Move a member from one set to another (Redis 1.0.0)."""
@@ -3906,7 +3906,7 @@ class Methods(MethodSupport[S]):
                 ("member", member, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("SMOVE", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sort(
         self, name: Arg, *, by: Arg | None = None, offset: int | None = None, count: int | None = None,
@@ -3951,7 +3951,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SORT", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sort_ro(
         self, name: Arg, *, by: Arg | None = None, offset: int | None = None, count: int | None = None,
@@ -3995,7 +3995,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SORT_RO", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def spop(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
@@ -4013,7 +4013,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SPOP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def spublish(self, shardchannel: Arg, message: Arg, *, timeout: Timeout = UNSET) -> int:
         """SPUBLISH: Post a message to a shard channel (Redis 7.0.0)."""
@@ -4026,7 +4026,7 @@ class Methods(MethodSupport[S]):
                 ("message", message, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("SPUBLISH", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def srandmember(self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET) -> Any:
         """SRANDMEMBER: Get one or multiple random members from a set (Redis 1.0.0)."""
@@ -4039,7 +4039,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("srandmember", ("name", name, "arg"), ("count", count, "arg")) from None
         request: Request[Any] = _request(Request, ("SRANDMEMBER", command, self._value, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def srem(self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """SREM: Remove one or more members from a set (Redis 1.0.0)."""
@@ -4053,7 +4053,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("srem", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[int] = _request(Request, ("SREM", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sscan(
         self, name: Arg, cursor: int, *, match: Arg | None = None, count: int | None = None,
@@ -4081,7 +4081,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SSCAN", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def strlen(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """STRLEN: Get the length of the value stored in a key (Redis 2.2.0)."""
@@ -4092,7 +4092,7 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("STRLEN", command, self._integer, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def substr(self, name: Arg, start: int, end: int, *, timeout: Timeout = UNSET) -> S:
         """SUBSTR: Get a substring of the string stored at a key (Redis 1.0.0). Deprecated since Redis
@@ -4108,7 +4108,7 @@ class Methods(MethodSupport[S]):
                 ("end", end, "arg"),
             ) from None
         request: Request[S] = _request(Request, ("SUBSTR", command, self._string, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sunion(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> builtins.set[S]:
         """SUNION: Add multiple sets (Redis 1.0.0)."""
@@ -4124,7 +4124,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("SUNION", command, self._members, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def sunionstore(
         self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -4140,7 +4140,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("sunionstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("SUNIONSTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def swapdb(self, index1: int, index2: int, *, timeout: Timeout = UNSET) -> bool:
         """SWAPDB: Swaps two Redis databases (Redis 4.0.0)."""
@@ -4149,7 +4149,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("swapdb", ("index1", index1, "arg"), ("index2", index2, "arg")) from None
         request: Request[bool] = _request(Request, ("SWAPDB", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def time(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """TIME: Return the current server time (Redis 2.6.0)."""
@@ -4161,7 +4161,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("TIME", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def touch(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """TOUCH: Alters the last access time of a key(s). Returns the number of existing keys specified
@@ -4176,7 +4176,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("touch", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("TOUCH", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def ttl(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """TTL: Get the time to live for a key in seconds (Redis 1.0.0)."""
@@ -4185,7 +4185,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("ttl", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("TTL", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def type(self, name: Arg, *, timeout: Timeout = UNSET) -> S | None:
         """TYPE: Determine the type stored at key (Redis 1.0.0)."""
@@ -4194,7 +4194,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("type", ("name", name, "arg")) from None
         request: Request[S | None] = _request(Request, ("TYPE", command, self._string, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def unlink(self, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """UNLINK: Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non
@@ -4209,7 +4209,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("unlink", ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("UNLINK", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def wait(self, numreplicas: int, server_timeout: int, *, timeout: Timeout = UNSET) -> int:
         """WAIT: Wait for the synchronous replication of all the write commands sent in the context of the
@@ -4228,7 +4228,7 @@ class Methods(MethodSupport[S]):
             ) from None
         request: Request[int] = _request(Request, ("WAIT", command, self._integer, False, 1, _UNARY))
         return self._held_command(request, server_timeout / 1000, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xack(self, name: Arg, group: Arg, *ids: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """XACK: Marks a pending message as correctly processed, effectively removing it from the pending
@@ -4252,7 +4252,7 @@ class Methods(MethodSupport[S]):
                 ("ids", ids, "flat"),
             ) from None
         request: Request[int] = _request(Request, ("XACK", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xadd(
         self, name: Arg, fields: Mapping[Arg, Arg], id: Arg = "*", *, nomkstream: bool = False,
@@ -4294,7 +4294,7 @@ class Methods(MethodSupport[S]):
                 ("limit", limit, "arg"),
             ) from None
         request: Request[S | None] = _request(Request, ("XADD", command, self._string, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xautoclaim(
         self, name: Arg, group: Arg, consumer: Arg, min_idle_time: Arg, start: Arg, *,
@@ -4329,7 +4329,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XAUTOCLAIM", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xclaim(
         self, name: Arg, group: Arg, consumer: Arg, min_idle_time: Arg, ids: Arg | Sequence[Arg], *,
@@ -4376,7 +4376,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XCLAIM", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xdel(self, name: Arg, *ids: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """XDEL: Removes the specified entries from the stream. Returns the number of items actually
@@ -4393,7 +4393,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("xdel", ("name", name, "arg"), ("ids", ids, "flat")) from None
         request: Request[int] = _request(Request, ("XDEL", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xgroup_create(
         self, name: Arg, groupname: Arg, id: Arg, *, mkstream: bool = False,
@@ -4419,7 +4419,7 @@ class Methods(MethodSupport[S]):
                 ("entriesread", entriesread, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("XGROUP CREATE", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xgroup_createconsumer(
         self, name: Arg, groupname: Arg, consumername: Arg, *, timeout: Timeout = UNSET,
@@ -4438,7 +4438,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XGROUP CREATECONSUMER", command, self._flag, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xgroup_delconsumer(
         self, name: Arg, groupname: Arg, consumername: Arg, *, timeout: Timeout = UNSET,
@@ -4457,7 +4457,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XGROUP DELCONSUMER", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xgroup_destroy(self, name: Arg, groupname: Arg, *, timeout: Timeout = UNSET) -> bool:
         """XGROUP DESTROY: Destroy a consumer group (Redis 5.0.0)."""
@@ -4466,7 +4466,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("xgroup_destroy", ("name", name, "arg"), ("groupname", groupname, "arg")) from None
         request: Request[bool] = _request(Request, ("XGROUP DESTROY", command, self._flag, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xgroup_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """XGROUP HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -4478,7 +4478,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XGROUP HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xgroup_setid(
         self, name: Arg, groupname: Arg, id: Arg, *, entriesread: int | None = None,
@@ -4502,7 +4502,7 @@ class Methods(MethodSupport[S]):
                 ("entriesread", entriesread, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("XGROUP SETID", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xinfo_consumers(
         self, name: Arg, groupname: Arg, *, timeout: Timeout = UNSET,
@@ -4516,7 +4516,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XINFO CONSUMERS", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xinfo_groups(
         self, name: Arg, *, timeout: Timeout = UNSET,
@@ -4530,7 +4530,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XINFO GROUPS", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xinfo_help(self, *, timeout: Timeout = UNSET) -> builtins.list[S]:
         """XINFO HELP: Show helpful text about the different subcommands (Redis 5.0.0)."""
@@ -4542,7 +4542,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XINFO HELP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xinfo_stream(self, name: Arg, *options: Arg, timeout: Timeout = UNSET) -> builtins.dict[S, Any]:
         """XINFO STREAM: Get information about a stream (Redis 5.0.0). The arguments after the typed ones
@@ -4559,7 +4559,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XINFO STREAM", command, self._mapping, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xlen(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """XLEN: Return the number of entries in a stream (Redis 5.0.0)."""
@@ -4568,7 +4568,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("xlen", ("name", name, "arg")) from None
         request: Request[int] = _request(Request, ("XLEN", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xpending(
         self, name: Arg, group: Arg, *, idle: int | None = None, start: Arg | None = None,
@@ -4608,7 +4608,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XPENDING", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xrange(
         self, name: Arg, start: Arg, end: Arg, *, count: int | None = None, timeout: Timeout = UNSET,
@@ -4636,7 +4636,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XRANGE", command, self._entries, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xread(
         self, streams: Mapping[Arg, Arg], *, count: int | None = None,
@@ -4668,7 +4668,7 @@ class Methods(MethodSupport[S]):
         )
         if block is not None:
             return self._held_command(request, _milliseconds(block) / 1000, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xreadgroup(
         self, group: Arg, consumer: Arg, streams: Mapping[Arg, Arg], *, count: int | None = None,
@@ -4707,7 +4707,7 @@ class Methods(MethodSupport[S]):
         )
         if block is not None:
             return self._held_command(request, _milliseconds(block) / 1000, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xrevrange(
         self, name: Arg, end: Arg, start: Arg, *, count: int | None = None, timeout: Timeout = UNSET,
@@ -4735,7 +4735,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("XREVRANGE", command, self._entries, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xsetid(
         self, name: Arg, last_id: Arg, *, entriesadded: int | None = None, maxdeletedid: Arg | None = None,
@@ -4760,7 +4760,7 @@ class Methods(MethodSupport[S]):
                 ("maxdeletedid", maxdeletedid, "arg"),
             ) from None
         request: Request[bool] = _request(Request, ("XSETID", command, self._okay, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def xtrim(
         self, name: Arg, strategy: Literal["MAXLEN", "MINID"], threshold: Arg, *, equal: bool = False,
@@ -4789,7 +4789,7 @@ class Methods(MethodSupport[S]):
                 ("limit", limit, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("XTRIM", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zadd(
         self, name: Arg, mapping: Mapping[Arg, Arg], *, nx: bool = False, xx: bool = False,
@@ -4826,7 +4826,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZADD", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zcard(self, name: Arg, *, timeout: Timeout = UNSET) -> int:
         """ZCARD: Get the number of members in a sorted set (Redis 1.2.0)."""
@@ -4837,7 +4837,7 @@ class Methods(MethodSupport[S]):
         request: Request[int] = _request(Request, ("ZCARD", command, self._integer, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zcount(self, name: Arg, min: float, max: float, *, timeout: Timeout = UNSET) -> int:
         """ZCOUNT: Count the members in a sorted set with scores within the given values (Redis 2.0.0)."""
@@ -4846,7 +4846,7 @@ class Methods(MethodSupport[S]):
         except TypeError:
             raise _wrong("zcount", ("name", name, "arg"), ("min", min, "arg"), ("max", max, "arg")) from None
         request: Request[int] = _request(Request, ("ZCOUNT", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zdiff(
         self, keys: Arg | Sequence[Arg], *, withscores: bool = False, timeout: Timeout = UNSET,
@@ -4865,7 +4865,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZDIFF", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zdiffstore(self, destination: Arg, *keys: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """ZDIFFSTORE: Subtract multiple sorted sets and store the resulting sorted set in a new key (Redis
@@ -4882,7 +4882,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("zdiffstore", ("destination", destination, "arg"), ("keys", keys, "flat")) from None
         request: Request[int] = _request(Request, ("ZDIFFSTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zincrby(self, name: Arg, increment: int, member: Arg, *, timeout: Timeout = UNSET) -> float:
         """ZINCRBY: Increment the score of a member in a sorted set (Redis 1.2.0)."""
@@ -4896,7 +4896,7 @@ class Methods(MethodSupport[S]):
                 ("member", member, "arg"),
             ) from None
         request: Request[float] = _request(Request, ("ZINCRBY", command, self._number, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zinter(
         self, keys: Arg | Sequence[Arg], *, weights: int | Sequence[int] = (),
@@ -4927,7 +4927,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZINTER", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zintercard(
         self, keys: Arg | Sequence[Arg], *, limit: int | None = None, timeout: Timeout = UNSET,
@@ -4945,7 +4945,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("zintercard", ("keys", keys, "many"), ("limit", limit, "arg")) from None
         request: Request[int] = _request(Request, ("ZINTERCARD", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zinterstore(
         self, destination: Arg, keys: Arg | Sequence[Arg], *, weights: int | Sequence[int] = (),
@@ -4974,7 +4974,7 @@ class Methods(MethodSupport[S]):
                 ("aggregate", aggregate, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("ZINTERSTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zlexcount(self, name: Arg, min: Arg, max: Arg, *, timeout: Timeout = UNSET) -> int:
         """ZLEXCOUNT: Count the number of members in a sorted set between a given lexicographical range
@@ -4990,7 +4990,7 @@ class Methods(MethodSupport[S]):
                 ("max", max, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("ZLEXCOUNT", command, self._integer, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zmpop(
         self, keys: Arg | Sequence[Arg], where: Literal["MIN", "MAX"], *, count: int | None = None,
@@ -5016,7 +5016,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZMPOP", command, self._value, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zmscore(
         self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET,
@@ -5035,7 +5035,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZMSCORE", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zpopmax(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
@@ -5053,7 +5053,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZPOPMAX", command, self._scored, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zpopmin(
         self, name: Arg, count: int | None = None, *, timeout: Timeout = UNSET,
@@ -5071,7 +5071,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZPOPMIN", command, self._scored, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrandmember(
         self, name: Arg, *, count: int | None = None, withscores: bool = False, timeout: Timeout = UNSET,
@@ -5088,7 +5088,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("zrandmember", ("name", name, "arg"), ("count", count, "arg")) from None
         request: Request[Any] = _request(Request, ("ZRANDMEMBER", command, self._value, True, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrange(
         self, name: Arg, start: Arg, stop: Arg, *, byscore: bool = False, bylex: bool = False,
@@ -5132,7 +5132,7 @@ class Methods(MethodSupport[S]):
         )
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrangebylex(
         self, name: Arg, min: Arg, max: Arg, *, offset: int | None = None, count: int | None = None,
@@ -5166,7 +5166,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZRANGEBYLEX", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrangebyscore(
         self, name: Arg, min: float, max: float, *, withscores: bool = False, offset: int | None = None,
@@ -5202,7 +5202,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZRANGEBYSCORE", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrangestore(
         self, dst: Arg, src: Arg, min: Arg, max: Arg, *, byscore: bool = False, bylex: bool = False,
@@ -5240,7 +5240,7 @@ class Methods(MethodSupport[S]):
                 ("num", num, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("ZRANGESTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrank(
         self, name: Arg, member: Arg, *, timeout: Timeout = UNSET,
@@ -5254,7 +5254,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZRANK", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrem(self, name: Arg, *members: Arg | Sequence[Arg], timeout: Timeout = UNSET) -> int:
         """ZREM: Remove one or more members from a sorted set (Redis 1.2.0)."""
@@ -5268,7 +5268,7 @@ class Methods(MethodSupport[S]):
         except (TypeError, AttributeError):
             raise _wrong("zrem", ("name", name, "arg"), ("members", members, "flat")) from None
         request: Request[int] = _request(Request, ("ZREM", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zremrangebylex(self, name: Arg, min: Arg, max: Arg, *, timeout: Timeout = UNSET) -> int:
         """ZREMRANGEBYLEX: Remove all members in a sorted set between the given lexicographical range
@@ -5287,7 +5287,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREMRANGEBYLEX", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zremrangebyrank(self, name: Arg, start: int, stop: int, *, timeout: Timeout = UNSET) -> int:
         """ZREMRANGEBYRANK: Remove all members in a sorted set within the given indexes (Redis 2.0.0)."""
@@ -5304,7 +5304,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREMRANGEBYRANK", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zremrangebyscore(self, name: Arg, min: float, max: float, *, timeout: Timeout = UNSET) -> int:
         """ZREMRANGEBYSCORE: Remove all members in a sorted set within the given scores (Redis 1.2.0)."""
@@ -5321,7 +5321,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREMRANGEBYSCORE", command, self._integer, False, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrevrange(
         self, name: Arg, start: int, stop: int, *, withscores: bool = False, timeout: Timeout = UNSET,
@@ -5348,7 +5348,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREVRANGE", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrevrangebylex(
         self, name: Arg, max: Arg, min: Arg, *, offset: int | None = None, count: int | None = None,
@@ -5383,7 +5383,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREVRANGEBYLEX", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrevrangebyscore(
         self, name: Arg, max: float, min: float, *, withscores: bool = False, offset: int | None = None,
@@ -5420,7 +5420,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREVRANGEBYSCORE", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zrevrank(
         self, name: Arg, member: Arg, *, timeout: Timeout = UNSET,
@@ -5436,7 +5436,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZREVRANK", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zscan(
         self, name: Arg, cursor: int, *, match: Arg | None = None, count: int | None = None,
@@ -5464,7 +5464,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZSCAN", command, self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zscore(self, name: Arg, member: Arg, *, timeout: Timeout = UNSET) -> float | None:
         """ZSCORE: Get the score associated with the given member in a sorted set (Redis 1.2.0)."""
@@ -5475,7 +5475,7 @@ class Methods(MethodSupport[S]):
         request: Request[float | None] = _request(Request, ("ZSCORE", command, self._value, True, 1, _UNARY))
         if self._cache is not None:
             return self._cached(request, name, timeout)
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zunion(
         self, keys: Arg | Sequence[Arg], *, weights: int | Sequence[int] = (),
@@ -5506,7 +5506,7 @@ class Methods(MethodSupport[S]):
             Request,
             ("ZUNION", command, self._scored if withscores else self._value, True, 1, _UNARY),
         )
-        return self._call(request, timeout)
+        return self.request(request, timeout)
 
     def zunionstore(
         self, destination: Arg, keys: Arg | Sequence[Arg], *, weights: int | Sequence[int] = (),
@@ -5535,4 +5535,4 @@ class Methods(MethodSupport[S]):
                 ("aggregate", aggregate, "arg"),
             ) from None
         request: Request[int] = _request(Request, ("ZUNIONSTORE", command, self._integer, False, 1, _UNARY))
-        return self._call(request, timeout)
+        return self.request(request, timeout)

@@ -10,8 +10,10 @@ up, failure) is the core's: :mod:`dualio_transports.wire.call_table`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import struct
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -25,6 +27,7 @@ from dualio_transports.dualio_protocol.frames import (
     FrameDecoder,
     FrameKind,
     encode_frame,
+    validate_max_frame_size,
 )
 from dualio_transports.wire.errors import (
     AuthenticationError,
@@ -35,6 +38,7 @@ from dualio_transports.wire.errors import (
     FrameTooLarge,
     ProtocolError,
     RemoteError,
+    ServiceError,
     VersionMismatch,
 )
 from dualio_transports.wire.protocol import HANDSHAKE_DONE, CallKind, HandshakeDone, Matching
@@ -65,9 +69,9 @@ def encode_error(request_id: int, code: int, message: str) -> bytes:
 
 def decode_error(payload: bytes) -> RemoteError:
     if len(payload) < ERROR_CODE.size:
-        return RemoteError(ErrorCode.BAD_FRAME, "error frame without a code")
+        return ServiceError(ErrorCode.BAD_FRAME, "error frame without a code")
     code = ERROR_CODE.unpack_from(payload)[0]
-    return RemoteError(code, payload[ERROR_CODE.size :].decode(errors="replace"))
+    return ServiceError(code, payload[ERROR_CODE.size :].decode(errors="replace"))
 
 
 def connection_ending(kind: FrameKind, payload: bytes) -> DualioError:
@@ -101,6 +105,19 @@ _SERVER_KINDS = frozenset({
     FrameKind.WELCOME, FrameKind.RESPONSE, FrameKind.ERROR, FrameKind.STREAM_ITEM,
     FrameKind.STREAM_END, FrameKind.PONG, FrameKind.CLOSE,
 })
+
+
+def protocol_v1(
+    token: str | None = None, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+) -> Callable[[], ClientProtocol]:
+    """What makes each connection's protocol v1 state (``ConnectOptions.protocol``), with
+    the handshake's ``token`` and the frame size limit checked once, here."""
+    if token is not None and not isinstance(token, str):
+        raise TypeError(f"token must be a str or None, not {type(token).__name__}")
+    if token is not None and len(token.encode()) > MAX_TOKEN_BYTES:
+        raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
+    validate_max_frame_size(max_frame_size)
+    return functools.partial(ClientProtocol, token=token, max_frame_size=max_frame_size)
 
 
 class ClientProtocol:

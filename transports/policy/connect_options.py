@@ -6,8 +6,6 @@ import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dualio_transports.dualio_protocol.client_protocol import MAX_TOKEN_BYTES, ClientProtocol
-from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE, validate_max_frame_size
 from dualio_transports.policy.timeouts import check_timeout
 from dualio_transports.wire import failures
 from dualio_transports.wire.deadline import NO_DEADLINE, deadline, passed
@@ -16,12 +14,13 @@ from dualio_transports.wire.protocol import WireProtocol
 
 @dataclass(frozen=True, slots=True)
 class ConnectOptions:
-    """The server's address, the handshake's token and limits, and TLS.
+    """Where and how to connect, whatever the protocol: the server's address, TLS, time
+    limits, and the protocol spoken.
 
-    ``connect_timeout`` bounds TCP connect, the TLS handshake and HELLO/WELCOME
-    together. With ``tls``, the certificate is checked against
+    ``connect_timeout`` bounds TCP connect, the TLS handshake and the protocol's own
+    handshake together. With ``tls``, the certificate is checked against
     ``server_hostname`` (default: ``host``). ``keepalive``: seconds of silence
-    after which the connection is checked with a PING (None: never; the
+    after which the connection is checked with the protocol's probe (None: never; the
     sockets have SO_KEEPALIVE either way).
     """
 
@@ -30,12 +29,10 @@ class ConnectOptions:
     connect_timeout: float | None = 10.0
     tls: ssl.SSLContext | None = None
     server_hostname: str | None = None
-    token: str | None = None
-    max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
     keepalive: float | None = 15.0
     protocol: Callable[[], WireProtocol] | None = None
-    """Makes each connection's protocol state; None: dualio's protocol v1, with ``token``
-    and ``max_frame_size`` (:meth:`wire_protocol`)."""
+    """Makes each connection's protocol state (:meth:`wire_protocol`); None: dualio's own
+    protocol v1, with its defaults (``protocol_v1()``)."""
     unix_path: str | None = None
     """A Unix socket's path to connect to instead of ``host`` and ``port`` (no TLS)."""
 
@@ -49,13 +46,9 @@ class ConnectOptions:
         object.__setattr__(self, "connect_timeout", check_timeout("connect_timeout", self.connect_timeout))
         if self.tls is not None and not isinstance(self.tls, ssl.SSLContext):
             raise TypeError(f"tls must be an ssl.SSLContext or None, not {type(self.tls).__name__}")
-        for name in ("server_hostname", "token"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
-        if self.token is not None and len(self.token.encode()) > MAX_TOKEN_BYTES:
-            raise ValueError(f"token must be at most {MAX_TOKEN_BYTES} bytes of UTF-8")
-        validate_max_frame_size(self.max_frame_size)
+        if self.server_hostname is not None and not isinstance(self.server_hostname, str):
+            kind = type(self.server_hostname).__name__
+            raise TypeError(f"server_hostname must be a str or None, not {kind}")
         if self.protocol is not None and not callable(self.protocol):
             raise TypeError(f"protocol must make a WireProtocol (a callable), not {self.protocol!r}")
         object.__setattr__(self, "keepalive", check_timeout("keepalive", self.keepalive))
@@ -78,7 +71,9 @@ class ConnectOptions:
         """A new connection's protocol state (:class:`~dualio_transports.wire.protocol.WireProtocol`)."""
         if self.protocol is not None:
             return self.protocol()
-        return ClientProtocol(token=self.token, max_frame_size=self.max_frame_size)
+        from dualio_transports.dualio_protocol.client_protocol import ClientProtocol  # the default's
+
+        return ClientProtocol()
 
     @property
     def where(self) -> str:

@@ -7,7 +7,6 @@ from dualio_transports.redis_protocol.resp import ErrorReply
 from dualio_transports.wire.errors import (
     AuthenticationError,
     ConnectError,
-    DualioError,
     RemoteError,
     VersionMismatch,
 )
@@ -21,17 +20,18 @@ class RedisError(RemoteError):
     """A Redis server answered a command with an error reply.
 
     A :class:`RemoteError`, as protocol v1's error answers are, so ``except RemoteError``
-    catches a server's refusal whatever the protocol. Redis errors have no number: their
-    ``code`` is 0, and ``prefix`` is the error's code word (``ERR``, ``WRONGTYPE``,
-    ``MOVED``; ``""`` when the text starts with none), ``message`` the rest.
+    catches a server's refusal whatever the protocol. Its ``code`` and ``prefix`` are the
+    error's code word (``ERR``, ``WRONGTYPE``, ``MOVED``; ``""`` when the text starts with
+    none), ``message`` the rest; ``str()`` is the text as the server wrote it.
     """
 
+    code: str
+
     def __init__(self, text: str) -> None:
-        DualioError.__init__(self, text)  # the text as the server wrote it, not RemoteError's
-        self.prefix = ErrorReply(text).code
-        self.message = text[len(self.prefix) :].lstrip() if self.prefix else text
-        self.code = 0
-        self.retryable = self.prefix in RETRYABLE_CODES
+        prefix = ErrorReply(text).code
+        super().__init__(text, code=prefix, retryable=prefix in RETRYABLE_CODES)
+        self.prefix = prefix
+        self.message = text[len(prefix) :].lstrip() if prefix else text
 
 
 class WrongTypeError(RedisError):

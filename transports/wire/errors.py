@@ -146,13 +146,28 @@ class CallCancelled(DualioError):
 
 
 class RemoteError(DualioError):
-    """The server answered a call with an error frame."""
+    """The server answered a call with an error, whatever the protocol: ``message`` as it
+    said it, ``code`` the protocol's own name or number for it (None: it has none), and
+    ``retryable``: the server did not serve the request, and may later."""
+
+    code: int | str | None
+
+    def __init__(self, message: str, *, code: int | str | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.retryable = retryable
+
+
+class ServiceError(RemoteError):
+    """The dualio server answered a call with an ERROR frame: its :class:`ErrorCode` and text."""
+
+    code: int
 
     def __init__(self, code: int, message: str) -> None:
-        super().__init__(f"{_code_name(code)}: {message}")
+        DualioError.__init__(self, f"{_code_name(code)}: {message}")
         self.code = code
         self.message = message
-        # the server did not serve the request, and asks to be tried again later
         self.retryable = code in RETRYABLE_CODES
 
 

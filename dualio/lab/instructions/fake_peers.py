@@ -48,7 +48,7 @@ PAYLOAD = b"x" * 16
 """What every measured call echoes."""
 ECHO_REQUEST = encode_frame(FrameKind.REQUEST, 0, b"\x04echo" + F64.pack(0) + PAYLOAD)
 """An echo(PAYLOAD) request with id 0: a raw loop writes its own id into bytes 5..9."""
-OPTIONS = ConnectOptions("fake", 1, 10.0, None, None, None, DEFAULT_MAX_FRAME_SIZE, 15.0)
+OPTIONS = ConnectOptions("fake", 1, 10.0, None, None, 15.0)
 """A fake peer's connect options: the faces' defaults (keepalive included)."""
 
 _WELCOME = encode_frame(FrameKind.WELCOME, 0, WELCOME.pack(PROTOCOL_VERSION, DEFAULT_MAX_FRAME_SIZE))
