@@ -57,11 +57,17 @@ def _ended(error: DualioError, request: Request[Any], sent: list[int]) -> Dualio
     """What a call that will not be tried again raises: ``error`` named (:func:`_named`);
     a connection lost after the request of a call unsafe to repeat was sent is
     :class:`OutcomeUnknown`, which says that it may or may not have run."""
-    if sent and not request.idempotent and type(error) is ConnectionLost:
+    if sent and not _repeatable(request) and type(error) is ConnectionLost:
         unknown = OutcomeUnknown(f"{error}: {request.method} was sent, and whether it ran is unknown")
         unknown.__cause__ = error
         error = unknown
     return _named(error, request.method, sent)
+
+
+def _repeatable(request: Request[Any]) -> bool:
+    """Whether ``request`` may be sent again: running it twice is harmless, and an answer
+    says it ran (a request that expects none is never sent twice)."""
+    return request.idempotent and request.answers != 0
 
 
 def _told(method: str, exc: BaseException) -> DualioError:
@@ -202,7 +208,7 @@ class AsyncCalls:
                     raise call_timeout()
             return await transport.call(request, until, sent=sent)
         except DualioError as exc:
-            if self.retry is None or not may_retry(exc, request.idempotent):
+            if self.retry is None or not may_retry(exc, _repeatable(request)):
                 raise _ended(exc, request, sent)  # noqa: B904  (a copy: its cause is the original's)
             return await self._attempts(request, until, exc)
 
@@ -222,7 +228,7 @@ class AsyncCalls:
             while True:
                 if error is not None:
                     try:
-                        if self.retry is None or not may_retry(error, request.idempotent):
+                        if self.retry is None or not may_retry(error, _repeatable(request)):
                             raise error
                         series = series or self.retry.series()
                         wait = series.next_delay(error, until)

@@ -112,7 +112,7 @@ def test_check_fails_when_the_generated_face_is_edited_by_hand(
 ) -> None:
     root = copy_of_the_faces(tmp_path)
     generated = root / "dualio_sync/service_methods.py"
-    generated.write_text(generated.read_text().replace('"""Round-trip time', '"""Round trip time'))
+    generated.write_text(generated.read_text().replace('"""``data`` back', '"""The data back'))
     assert unasync.main(["--check", "--root", str(root)]) == 1
     assert "differs from what dualio/service_methods.py generates" in capsys.readouterr().err
     assert unasync.main(["--root", str(root)]) == 0  # regenerating mends it

@@ -22,6 +22,7 @@ from dualio_transports.redis_protocol.errors import (
     WatchError,
     WrongTypeError,
 )
+from dualio_transports.redis_protocol.message import Message
 from dualio_transports.redis_protocol.tracking import CacheStats, ClientCache
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "LoadingError",
     "LockError",
     "LockNotOwnedError",
+    "Message",
     "MovedError",
     "NoPermissionError",
     "NoScriptError",

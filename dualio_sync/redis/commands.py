@@ -14,7 +14,7 @@ import ssl
 from collections.abc import Callable, Generator, Iterable, Sequence
 from datetime import timedelta
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, Self, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Self, cast, overload
 from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ from dualio_transports.redis_protocol.errors import (
     WatchError,
     redis_error,
 )
+from dualio_transports.redis_protocol.message import Message
 from dualio_transports.redis_protocol.resp import (
     MAX_REPLY,
     ErrorReply,
@@ -225,15 +226,6 @@ def _name(arg: Arg) -> str:
     if isinstance(arg, str):
         return arg.upper()
     raise TypeError(f"a command's name is a str or bytes, not {type(arg).__name__}")
-
-
-class Message(NamedTuple, Generic[S]):
-    """A message a subscription received: its channel, its data, and the pattern that
-    matched the channel (None for a channel subscribed by name)."""
-
-    channel: S
-    data: S
-    pattern: S | None = None
 
 
 class RedisCommands(Methods[S]):

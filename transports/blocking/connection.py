@@ -251,6 +251,8 @@ class BlockingConnection(ConnectionFacts[Any]):
             try:
                 if late is not None:
                     raise late
+                if call.done:  # answered already, or a request that expects no answer
+                    return call
                 if handle is not None and not handle.bind(self, call):
                     raise failures.cancelled_while_sent()
                 now = monotonic()
@@ -258,7 +260,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                     raise failures.call_timeout()
                 if reader and self._reading == reader:  # perform()'s Await, written out
                     self._read_once(wake)  # gives the role up, unless interrupted before it held it
-                    answered = call.done
+                    answered: bool = call.done
                 else:
                     answered = self._lone_read(call, wake)
                 if not answered:

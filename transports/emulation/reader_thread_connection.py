@@ -115,6 +115,10 @@ class ReaderThreadConnection(BlockingConnection):
             self._table, kind, request.method, request.args, until, monotonic(), sent, completion, expired,
             answers,
         ), handle)
+        if call.done and not completion.finished:  # a request that expects no answer
+            completion.finished = True
+            completion.callback(result=call.result)
+            return call
         self._ensure_reader()
         return call
 

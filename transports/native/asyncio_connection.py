@@ -378,6 +378,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         self._write(data)
         if sent is not None:
             sent.append(call.id)
+        if call.done:  # a request that expects no answer
+            future.set_result(None)
         return call
 
     def _started_call_ended(

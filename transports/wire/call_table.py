@@ -169,6 +169,7 @@ class CallTable(Generic[W]):
         "_probe",
         "_probe_behind",
         "_probe_sent",
+        "_told",
         "_unusual",
         "_wake",
         "backlogged",
@@ -199,6 +200,9 @@ class CallTable(Generic[W]):
         """With answers in order: the keys of the calls answered in order that wait for their
         final answer, oldest first."""
         self._ordered = protocol.ordered_kinds
+        self._told: Callable[[int], None] | None = getattr(protocol, "expect", None)
+        """A protocol's ``expect(key)``, if it has one (:class:`WireProtocol`), told of each
+        request that takes its place in the order of answers, in the order written."""
         self._order_at_start = order_at_start
         """With answers in order, a call takes its place in the order as it starts: right
         for a transport that writes (or queues) a request in the step that starts it; one
@@ -265,7 +269,13 @@ class CallTable(Generic[W]):
     # -- starting and giving up ----------------------------------------------------
 
     def hello(self) -> bytes:
-        return self.protocol.hello()
+        """What opens the handshake; ``b""`` for a protocol that has none: the handshake
+        is done now."""
+        hello = self.protocol.hello()
+        if not hello:
+            self.live.pop(HANDSHAKE_KEY, None)
+            self.handshake.done = True
+        return hello
 
     def start(
         self, kind: CallKind, method: str, args: bytes, answers: int = 1, until: float = NO_DEADLINE,
@@ -279,6 +289,8 @@ class CallTable(Generic[W]):
             if self.closing or self.failure is not None:
                 self.check_usable()
             owed = self._pay()
+        if answers != 1:
+            return self._start_unusual(kind, method, args, answers, until, owed)
         calls = self.live
         rid = self._next_id
         if rid < self._max_key and rid not in calls:
@@ -287,17 +299,34 @@ class CallTable(Generic[W]):
             rid = self._new_id()
         data = self.protocol.probe(rid) if kind is _PING else self.protocol.request(rid, method, args)
         state: CallState[W] = CallState(rid, kind, method, until)
-        if answers != 1:
-            if self._order is None or kind is not _UNARY or answers < 1:
-                raise UsageError(f"{answers} answers to one request: only a unary call on a protocol "
-                                 "answered in order may have several, and at least one")
-            state.due = answers
         calls[rid] = state
         if self._order is not None and self._order_at_start and kind in self._ordered:
             self._order.append(rid)
+            if self._told is not None:
+                self._told(rid)
         if owed:
             data = owed + data  # no answer comes for what is owed: the order is unchanged
         return state, data
+
+    def _start_unusual(
+        self, kind: CallKind, method: str, args: bytes, answers: int, until: float, owed: bytes,
+    ) -> tuple[CallState[W], bytes]:
+        """:meth:`start` of a request answered by several messages in order, or by none:
+        one that expects no answer is done as it starts (its result ``b""``), takes no
+        place in the order and keeps no key (the next call may have it)."""
+        if answers == 0 and kind is _UNARY:
+            rid = self._next_id if self._next_id not in self.live else self._new_id()
+            state: CallState[W] = CallState(rid, kind, method, until)
+            state.due = 0
+            state.done = True
+            data = self.protocol.request(rid, method, args)
+            return state, owed + data if owed else data
+        if self._order is None or kind is not _UNARY or answers < 0:
+            raise UsageError(f"{answers} answers to one request: only a unary call on a protocol "
+                             "answered in order may have several, and one may have none")
+        state, data = self.start(kind, method, args, 1, until)
+        state.due = answers
+        return state, owed + data if owed else data
 
     @property
     def ordered(self) -> bool:
@@ -312,8 +341,10 @@ class CallTable(Generic[W]):
     def enter_order(self, state: CallState[W]) -> None:
         """``state``'s request is about to be written, after every request written before
         it (the caller holds what orders the writes): it takes its place in the order."""
-        if self._order is not None and not self._order_at_start and state.kind in self._ordered:
+        if self._order is not None and not self._order_at_start and state.kind in self._ordered and state.due:
             self._order.append(state.id)
+            if self._told is not None:
+                self._told(state.id)
 
     def _new_id(self) -> int:
         calls = self.live

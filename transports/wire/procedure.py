@@ -315,10 +315,14 @@ def items(
 
 
 def handshake(table: CallTable[W], until: float, now: float) -> Generator[Effect, float, None]:
-    """HELLO, then WELCOME by ``until``; any failure is a ConnectError."""
+    """The protocol's opening (v1's HELLO), then its answer by ``until``; any failure is a
+    ConnectError. A protocol without a handshake (an empty opening) is open at once."""
     table.handshake.until = until
+    hello = table.hello()
+    if not hello:
+        return
     try:
-        now = yield Send(table.hello(), table.handshake)
+        now = yield Send(hello, table.handshake)
         yield from await_news(table, table.handshake, False, failures.call_timeout, now)
     except DualioError as exc:
         raise failures.handshake_failed(exc) from exc

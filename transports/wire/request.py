@@ -18,7 +18,11 @@ class Request(NamedTuple, Generic[T]):
     ``idempotent``: running it twice is harmless, so it may be sent again after a
     connection broke with the call in flight. ``answers``: how many answers the request
     gets (several commands in one request, on a protocol answered in order); the decoder
-    reads them joined. ``kind``: a unary call, or the wire's keepalive probe (:data:`PING`).
+    reads them joined. ``answers=0``: none is expected (memcached's ``noreply``): the call
+    returns once the request is written (or queued to be), with ``decode(b"")``, and is
+    never sent twice; a failure after that surfaces on a later call, so a round trip after
+    it (:meth:`ping`, any call with an answer) says it arrived. ``kind``: a unary call, or
+    the wire's keepalive probe (:data:`PING`).
     """
 
     method: str
