@@ -5,7 +5,7 @@ from __future__ import annotations
 import ssl
 from typing import Unpack
 
-from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName
+from dualio.face_connection import AsyncFace, AsyncOnly, TransportName
 from dualio.service_methods import AsyncServiceMethods
 from dualio_transports.dualio_protocol.client_protocol import protocol_v1
 from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
@@ -21,12 +21,12 @@ from dualio_transports.policy.url import FromUrl
 __all__ = ["AsyncClient", "TransportName"]
 
 
-class AsyncClient(AsyncServiceMethods, AsyncFaceConnection, FromUrl):
+class AsyncClient(AsyncServiceMethods, AsyncFace, FromUrl):
     """A client of the dualio service over one connection that concurrent calls share,
     each answered by request id.
 
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
-    and shared is :class:`AsyncFaceConnection`'s. ``timeout`` is the default for every
+    and shared is :class:`AsyncFace`'s. ``timeout`` is the default for every
     call (``None``: wait forever); each method takes ``timeout=`` to override it for one
     call. For ``words`` it bounds the wait for each item. A call that times out raises
     :class:`~dualio_transports.wire.errors.DualioTimeout` and leaves the connection

@@ -66,7 +66,7 @@ def check_transport(transport: object, **async_only: Unpack[AsyncOnly]) -> None:
         raise ValueError("max_workers and executor apply to transport='emulated' only")
 
 
-class AsyncFaceConnection(AsyncCalls):
+class AsyncFace(AsyncCalls):
     """One connection of an async face, on the transport it chose (:data:`TransportName`),
     whatever its protocol (``options.protocol``).
 

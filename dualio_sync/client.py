@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ssl
 
-from dualio_sync.face_connection import FaceConnection, TransportName
+from dualio_sync.face_connection import Face, TransportName
 from dualio_sync.service_methods import ServiceMethods
 from dualio_transports.dualio_protocol.client_protocol import protocol_v1
 from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
@@ -24,12 +24,12 @@ from dualio_transports.policy.url import FromUrl
 __all__ = ["Client", "TransportName"]
 
 
-class Client(ServiceMethods, FaceConnection, FromUrl):
+class Client(ServiceMethods, Face, FromUrl):
     """A client of the dualio service over one connection that concurrent calls share,
     each answered by request id.
 
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
-    and shared is :class:`FaceConnection`'s. ``timeout`` is the default for every
+    and shared is :class:`Face`'s. ``timeout`` is the default for every
     call (``None``: wait forever); each method takes ``timeout=`` to override it for one
     call. For ``words`` it bounds the wait for each item. A call that times out raises
     :class:`~dualio_transports.wire.errors.DualioTimeout` and leaves the connection

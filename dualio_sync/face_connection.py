@@ -48,7 +48,7 @@ def check_transport(transport: object) -> None:
         raise ValueError(f"transport must be one of {_TRANSPORTS}, not {transport!r}")
 
 
-class FaceConnection(Calls):
+class Face(Calls):
     """One connection of a blocking face, on the transport it chose (:data:`TransportName`),
     whatever its protocol (``options.protocol``), connected as it is made (``lazy=True``:
     by the first call) and closed by ``close()`` or ``with``. Share it between threads

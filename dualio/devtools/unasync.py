@@ -15,14 +15,11 @@ and the rules should be read again.
 from __future__ import annotations
 
 import argparse
-import difflib
-import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from dualio.unasync import Plan, Substitutions, run
 
-Substitutions = list[tuple[str, str]]
+ROOT = Path(__file__).resolve().parents[2]
 
 RULES: Substitutions = [
     # imports: the async face's modules, and what only its code names
@@ -37,7 +34,7 @@ RULES: Substitutions = [
     (r"\bfrom dualio\.redis\.client\b", "from dualio_sync.redis.client"),
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
-    (r"^    \"(emulate_async|AwaitableCallback|EventedCallback)\",\n", ""),
+    (r"^    \"(emulate_async|AwaitableCallback|EventedCallback|AsyncOnly)\",\n", ""),
     (r"\bAsyncOnly, ", ""),
     (r"\bimport AsyncGenerator, Awaitable, Callable, Iterable,", "import Callable, Generator, Iterable,"),
     (r"\bimport AsyncGenerator, Awaitable, ", "import "),
@@ -68,7 +65,7 @@ RULES: Substitutions = [
     (r"\bAsyncCalls\b", "Calls"),
     (r"\bAsyncDedicated\b", "Dedicated"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
-    (r"\bAsyncFaceConnection\b", "FaceConnection"),
+    (r"\bAsyncFace\b", "Face"),
     (r"\bAsyncServiceMethods\b", "ServiceMethods"),
     (r"\bAsyncRedisCommands\b", "RedisCommands"),
     (r"\bAsyncMethods\b", "Methods"),
@@ -101,6 +98,11 @@ FILES: dict[str, tuple[str, str]] = {
     "dualio/client.py": (
         "dualio_sync/client.py",
         _docstring('The blocking face: ``with Client(host, port) as c: c.echo(b"hi")``.', "dualio/client.py"),
+    ),
+    "dualio/toolkit.py": (
+        "dualio_sync/toolkit.py",
+        _docstring("Your protocol on dualio's blocking face: everything a protocol's author needs, "
+                   "in one module\n(docs/extending.md).", "dualio/toolkit.py"),
     ),
     "dualio/__init__.py": (
         "dualio_sync/__init__.py",
@@ -147,70 +149,17 @@ FILES: dict[str, tuple[str, str]] = {
     ),
 }
 
-_DOCSTRING = re.compile(r'\A""".*?"""\n', re.DOTALL)
-
-
-def generate(source: str, docstring: str, rules: Substitutions | None = None) -> tuple[str, set[str]]:
-    """The generated text (by :data:`RULES` unless ``rules`` are given), and the rules
-    that matched something in it."""
-    body, found = _DOCSTRING.subn("", source, count=1)
-    if not found:
-        raise SystemExit("the source must start with a module docstring")
-    used = set()
-    for pattern, replacement in RULES if rules is None else rules:
-        body, count = re.subn(pattern, replacement, body, flags=re.MULTILINE)
-        if count:
-            used.add(pattern)
-    return docstring + _ALL.sub(_sorted_all, body), used
-
-
-_ALL = re.compile(r"^__all__ = \[\n((?:    \"\w+\",\n)+)\]", re.MULTILINE)
-
-
-def _sorted_all(found: re.Match[str]) -> str:
-    """An ``__all__`` whose names a rule renamed, sorted again as the linter sorts it
-    (isort-style: CONSTANTS, then Classes, then the rest, each in natural order)."""
-    def key(line: str) -> tuple[int, list[int | str]]:
-        name = line.strip().strip('",')
-        kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
-        return kind, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
-
-    lines = sorted(found.group(1).splitlines(keepends=True), key=key)
-    return "__all__ = [\n" + "".join(lines) + "]"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, don't write")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
     args = parser.parse_args(argv)
-    failed = False
-    used: set[str] = set()
-    for source_name, (target_name, docstring) in FILES.items():
-        source, target = args.root / source_name, args.root / target_name
-        generated, matched = generate(source.read_text(), docstring)
-        used |= matched
-        current = target.read_text() if target.exists() else ""
-        if current == generated:
-            continue
-        if args.check:
-            diff = difflib.unified_diff(
-                generated.splitlines(keepends=True), current.splitlines(keepends=True),
-                f"{target_name} (as generated)", f"{target_name} (on disk)",
-            )
-            sys.stderr.write("".join(diff))
-            print(f"{target_name} differs from what {source_name} generates: "
-                  "edit the source and run python -m dualio.devtools.unasync", file=sys.stderr)
-            failed = True
-        else:
-            target.write_text(generated)
-            print(f"wrote {target_name}")
-    for pattern, _ in RULES:
-        if pattern not in used:
-            print(f"the rule {pattern!r} matched nothing in any source", file=sys.stderr)
-            failed = True
-    return 1 if failed else 0
+    root: Path = args.root
+    files = {root / source: root / target for source, (target, _) in FILES.items()}
+    docstrings = {root / source: docstring for source, (_, docstring) in FILES.items()}
+    plan = Plan(files, RULES, RULES, lambda path, _: docstrings[path])
+    return run(plan, check=args.check, root=root)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

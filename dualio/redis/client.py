@@ -5,7 +5,7 @@ from __future__ import annotations
 import ssl
 from typing import Literal, Unpack, overload
 
-from dualio.face_connection import AsyncFaceConnection, AsyncOnly, TransportName
+from dualio.face_connection import AsyncFace, AsyncOnly, TransportName
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, redis_protocol
 from dualio.redis.method_support import S
 from dualio_transports.policy.connect_options import ConnectOptions
@@ -18,12 +18,12 @@ from dualio_transports.redis_protocol.tracking import ClientCache
 __all__ = ["Redis"]
 
 
-class Redis(AsyncRedisCommands[S], AsyncFaceConnection):
+class Redis(AsyncRedisCommands[S], AsyncFace):
     """A Redis client (RESP3; RESP2 before Redis 6) over one connection that concurrent
     calls share: their commands are pipelined, and each reply reaches its caller in order.
 
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
-    and shared is :class:`AsyncFaceConnection`'s. ``password`` (and ``username``, for an
+    and shared is :class:`AsyncFace`'s. ``password`` (and ``username``, for an
     ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
     connection. ``unix_socket_path`` connects to a Unix socket instead of ``host`` and
     ``port``. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a

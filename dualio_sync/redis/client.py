@@ -9,7 +9,7 @@ from __future__ import annotations
 import ssl
 from typing import Literal, overload
 
-from dualio_sync.face_connection import FaceConnection, TransportName
+from dualio_sync.face_connection import Face, TransportName
 from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, redis_protocol
 from dualio_sync.redis.method_support import S
 from dualio_transports.policy.connect_options import ConnectOptions
@@ -22,12 +22,12 @@ from dualio_transports.redis_protocol.tracking import ClientCache
 __all__ = ["Redis"]
 
 
-class Redis(RedisCommands[S], FaceConnection):
+class Redis(RedisCommands[S], Face):
     """A Redis client (RESP3; RESP2 before Redis 6) over one connection that concurrent
     calls share: their commands are pipelined, and each reply reaches its caller in order.
 
     ``transport`` picks how calls wait (:data:`TransportName`); how the client is opened
-    and shared is :class:`FaceConnection`'s. ``password`` (and ``username``, for an
+    and shared is :class:`Face`'s. ``password`` (and ``username``, for an
     ACL user) authenticate with HELLO, ``db`` is SELECTed and ``client_name`` set on every
     connection. ``unix_socket_path`` connects to a Unix socket instead of ``host`` and
     ``port``. ``max_reply_size`` bounds one reply's bytes (512 MiB, as Redis bounds a

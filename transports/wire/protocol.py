@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any, Final, Protocol
 
-from dualio_transports.wire.errors import DualioError
+from dualio_transports.wire.errors import DualioError, ProtocolError
 
 
 class CallKind(Enum):
@@ -111,7 +111,8 @@ class WireProtocol(Protocol):
         """The handshake is done and no goodbye was said."""
 
     def hello(self) -> bytes:
-        """What opens the handshake."""
+        """What opens the handshake; ``b""``: the protocol has none, and a connection is
+        open once connected (:attr:`is_open` True from the start)."""
 
     def unrouted(self, kind: Any, key: int, payload: bytes) -> DualioError | HandshakeDone | None:
         """A message for no live call (the handshake's, or the connection's): the failure it
@@ -139,3 +140,41 @@ class WireProtocol(Protocol):
 
     def describe_kind(self, kind: Any) -> str:
         """A message kind's name, for error texts."""
+
+    # Optional, found by name: ``expect(key)``. A protocol answered in order that has it
+    # is told of each request that takes its place in the order of answers, in the order
+    # the requests are written, on every transport (after :meth:`request` made its bytes;
+    # a request that expects no answer takes no place): its decoder may then know which
+    # request the next answer is for. :meth:`unsent` tells of one that never left.
+
+
+class InOrderProtocol:
+    """What most protocols answered in order share, for a :class:`WireProtocol` to subclass:
+    no handshake, nothing said on closing, a given-up call's answer read and dropped (no
+    cancel message), a message for no call a :class:`ProtocolError` (the connection is
+    replaced). A subclass gives ``decoder``, ``accepts``, ``error_kind``, :meth:`request`,
+    :meth:`probe` and :meth:`decode_error`."""
+
+    matching = Matching.IN_ORDER
+    ordered_kinds: frozenset[CallKind] = frozenset({CallKind.UNARY, CallKind.PING})
+    max_key = 2**31 - 1
+    is_open = True
+
+    def hello(self) -> bytes:
+        return b""
+
+    def unrouted(self, kind: Any, key: int, payload: bytes) -> DualioError | HandshakeDone | None:
+        return ProtocolError(f"the server sent a {self.describe_kind(kind)} that answers no request: "
+                             f"{bytes(payload[:80])!r}")
+
+    def cancel(self, key: int) -> bytes | None:
+        return b""
+
+    def unsent(self, key: int) -> None:
+        pass
+
+    def goodbye(self) -> bytes:
+        return b""
+
+    def describe_kind(self, kind: Any) -> str:
+        return str(kind)

@@ -1,0 +1,107 @@
+"""Your protocol on dualio's async face: everything a protocol's author needs, in one module.
+
+``dualio_sync.toolkit`` is the same for the blocking face, which ``python -m dualio.unasync``
+generates from the async one. docs/extending.md walks through a whole client.
+
+- the wire: :class:`WireProtocol` (one object per connection, no I/O), its
+  :class:`Decoder`, :class:`InOrderProtocol` (the usual defaults), :class:`Matching`,
+  :class:`CallKind`, and :class:`Request` / :class:`StreamRequest` (what a call sends and
+  how its answer is read);
+- the face: :class:`AsyncFace` (subclass it: its constructor takes
+  :class:`ConnectOptions`; :meth:`~AsyncFace.request`, :meth:`~AsyncFace.stream`,
+  :meth:`~AsyncFace.ping`, :meth:`~AsyncFace.dedicated` are what your methods call);
+- the errors every face raises, and the settings' types.
+"""
+
+from dualio.face_calls import AsyncDedicated
+from dualio.face_connection import AsyncFace, AsyncOnly, TransportName
+from dualio_transports.policy.connect_options import ConnectOptions
+from dualio_transports.policy.events import (
+    CallFinished,
+    CallStarted,
+    ConnectionState,
+    RequestCallback,
+    ResponseCallback,
+    StateCallback,
+)
+from dualio_transports.policy.held_connections import HELD_CONNECTIONS
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
+from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
+from dualio_transports.wire.errors import (
+    AuthenticationError,
+    CallCancelled,
+    ClosedError,
+    ConnectError,
+    ConnectionLost,
+    ConnectTimeout,
+    DualioError,
+    DualioTimeout,
+    FrameTooLarge,
+    OutcomeUnknown,
+    ProtocolError,
+    RemoteError,
+    RetriesExhausted,
+    StreamInterrupted,
+    UsageError,
+)
+from dualio_transports.wire.protocol import (
+    HANDSHAKE_DONE,
+    HANDSHAKE_KEY,
+    IN_ORDER,
+    CallKind,
+    Decoder,
+    HandshakeDone,
+    InOrderProtocol,
+    Matching,
+    Message,
+    WireProtocol,
+)
+from dualio_transports.wire.request import PING, Request, StreamRequest
+
+__all__ = [
+    "DEFAULT_RETRY",
+    "HANDSHAKE_DONE",
+    "HANDSHAKE_KEY",
+    "HELD_CONNECTIONS",
+    "IN_ORDER",
+    "PING",
+    "UNSET",
+    "AsyncDedicated",
+    "AsyncFace",
+    "AsyncOnly",
+    "AuthenticationError",
+    "CallCancelled",
+    "CallFinished",
+    "CallKind",
+    "CallStarted",
+    "ClosedError",
+    "ConnectError",
+    "ConnectOptions",
+    "ConnectTimeout",
+    "ConnectionLost",
+    "ConnectionState",
+    "Decoder",
+    "DualioError",
+    "DualioTimeout",
+    "FrameTooLarge",
+    "HandshakeDone",
+    "InOrderProtocol",
+    "Matching",
+    "Message",
+    "OutcomeUnknown",
+    "ProtocolError",
+    "RemoteError",
+    "Request",
+    "RequestCallback",
+    "ResponseCallback",
+    "RetriesExhausted",
+    "RetryPolicy",
+    "StateCallback",
+    "StreamInterrupted",
+    "StreamRequest",
+    "TransportName",
+    "Unset",
+    "UsageError",
+    "WireProtocol",
+    "check_timeout",
+]
