@@ -40,9 +40,11 @@ demo: $(STAMP)
 test: $(STAMP) $(IMPORT_NAMES)
 	$(BIN)/python -m dualio.devtools.redis_methods --check
 	$(BIN)/python -m dualio.devtools.unasync --check
+	$(BIN)/python -m dualio.unasync --config examples/memcached/unasync.toml --check
 	$(BIN)/ruff check dualio dualio_sync transports tests examples
 	$(BIN)/mypy --strict -p dualio -p dualio_sync -p dualio_transports
 	$(BIN)/mypy --strict tests/typecheck_redis.py  # the generated Redis methods' types, in both modes
+	$(BIN)/mypy --strict -p examples.memcached  # a protocol on the public toolkit alone
 	$(BIN)/python -m pytest -n 4 --dist loadscope -m "not serial"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-gate test-stress
 	$(BIN)/python -m pytest -m alone
@@ -69,6 +71,7 @@ perf-baseline: $(STAMP)
 generate: $(STAMP)
 	$(BIN)/python -m dualio.devtools.redis_methods
 	$(BIN)/python -m dualio.devtools.unasync
+	$(BIN)/python -m dualio.unasync --config examples/memcached/unasync.toml
 
 clean:
 	rm -rf $(VENV)

@@ -378,7 +378,17 @@ def test_only_a_unary_call_on_a_protocol_answered_in_order_has_several_answers()
     with pytest.raises(UsageError, match="several"):
         table.start(CallKind.STREAM, "SUBSCRIBE", encode_command("SUBSCRIBE", "a"), 2)
     with pytest.raises(UsageError, match="several"):
-        table.start(CallKind.UNARY, "pipeline", encode_command("GET", "a"), 0)
+        table.start(CallKind.UNARY, "pipeline", encode_command("GET", "a"), -1)
+
+
+def test_a_request_that_expects_no_answer_is_done_as_it_starts_and_takes_no_place_in_the_order() -> None:
+    table = opened()
+    quiet, data = table.start(CallKind.UNARY, "SET", encode_command("SET", "a", "1"), 0)
+    assert quiet.done and quiet.outcome() == b"" and data == encode_command("SET", "a", "1")
+    assert table.in_flight == 0
+    get, _ = table.start(CallKind.UNARY, "GET", encode_command("GET", "a"))
+    assert table.receive(b"$1\r\n1\r\n", 0.0) is None
+    assert get.done and get.outcome() == b"$1\r\n1\r\n"
 
 
 @pytest.mark.parametrize("method", ["UNSUBSCRIBE", "punsubscribe"])

@@ -49,7 +49,7 @@ from dualio_transports.redis_protocol.resp import (
 )
 from dualio_transports.redis_protocol.subscriptions import Subscriptions
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError, VersionMismatch
+from dualio_transports.wire.errors import DualioError, FrameTooLarge, ProtocolError, UsageError, VersionMismatch
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
     HANDSHAKE_KEY,
@@ -168,7 +168,18 @@ class RedisDecoder:
             if pos == size:
                 return messages
             data = data[pos:]
-        for kind, raw in reader.feed(data):
+        try:
+            replies = reader.feed(data)
+        except FrameTooLarge as exc:  # the replies ahead of the large one reach their calls first
+            exc.before = messages + self._messages(exc.before)  # type: ignore[arg-type]
+            raise
+        messages.extend(self._messages(replies))
+        return messages
+
+    def _messages(self, replies: Sequence[tuple[int, bytes]]) -> list[Message]:
+        protocol = self._protocol
+        messages: list[Message] = []
+        for kind, raw in replies:
             if kind == PUSH or protocol._handshake_replies:
                 message = protocol.message(kind, raw)
                 if message is not None:

@@ -293,6 +293,8 @@ class ReplyReader:
 
     def feed(self, data: bytes) -> list[tuple[int, bytes]]:
         if self._broken is not None:
+            if isinstance(self._broken, FrameTooLarge):
+                self._broken.before = ()  # routed when it was first raised
             raise self._broken
         if data.__class__ is not bytes:
             data = bytes(data)
@@ -345,6 +347,8 @@ class ReplyReader:
         except ProtocolError as exc:
             self._broken = exc
             self._buffer.clear()
+            if isinstance(exc, FrameTooLarge):
+                exc.before = replies  # type: ignore[assignment]  # (kind, raw) pairs: the protocol makes them messages
             raise
         self._trim()
         return replies

@@ -453,11 +453,18 @@ class CallTable(Generic[W]):
         self.last_heard = now
         try:
             messages = self._decoder.received(data) if isinstance(data, int) else self._decoder.feed(data)
+            return self._route(messages)
         except FrameTooLarge as exc:
-            return self._too_large(exc)
+            failure = self._route(exc.before) if exc.before else None
+            return failure or self._too_large(exc)
         except ProtocolError as exc:
             return self.fail(exc)
-        return self._route(messages)
+        except Exception as exc:  # a protocol's bug, or a message not shaped (kind, key, payload)
+            broken = ProtocolError(f"the protocol failed on the server's bytes: {type(exc).__name__}: {exc}")
+            broken.__cause__ = exc
+            lost = ConnectionLost(f"{broken}: the connection was given up for another")
+            lost.__cause__ = broken  # a new connection starts clean: the client opens one
+            return self.fail(lost)
 
     def _too_large(self, exc: FrameTooLarge) -> DualioError:
         """A message over the client's bound. Where answers come in order, the call it

@@ -8,8 +8,9 @@ Where a builtin exception means the same thing, the class also derives from it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
-from typing import Self
+from typing import Any, Self
 
 
 class ErrorCode(IntEnum):
@@ -97,7 +98,12 @@ class ProtocolError(DualioError):
 
 
 class FrameTooLarge(ProtocolError):
-    """A frame's length prefix is over the agreed maximum frame size."""
+    """A frame's length prefix is over the agreed maximum frame size.
+
+    A decoder that finds it after other whole messages of the same bytes gives those as
+    ``before``: they reach their calls first, and the call the large one answers is told."""
+
+    before: Sequence[tuple[Any, int, bytes]] = ()
 
 
 class ClosedError(DualioError):
