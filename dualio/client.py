@@ -5,18 +5,21 @@ from __future__ import annotations
 import ssl
 from typing import Unpack
 
-from dualio.face_connection import AsyncFace, AsyncOnly, TransportName
 from dualio.service_methods import AsyncServiceMethods
-from dualio_transports.dualio_protocol.client_protocol import protocol_v1
-from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
-from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.policy.events import (
+from dualio.toolkit import (
+    DEFAULT_RETRY,
+    AsyncFace,
+    AsyncOnly,
+    ConnectOptions,
+    FromUrl,
     RequestCallback,
     ResponseCallback,
+    RetryPolicy,
     StateCallback,
+    TransportName,
 )
-from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.url import FromUrl
+from dualio_transports.dualio_protocol.client_protocol import protocol_v1
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 
 __all__ = ["AsyncClient", "TransportName"]
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from dualio.face_calls import AsyncCalls
+from dualio.toolkit import UNSET, AsyncFace, Unset
 from dualio_transports.dualio_protocol import methods
 from dualio_transports.dualio_protocol.methods import ServerStats
-from dualio_transports.policy.timeouts import UNSET, Unset
 
 
-class AsyncServiceMethods(AsyncCalls):
+class AsyncServiceMethods(AsyncFace):
     """Every service method of dualio's protocol v1."""
 
     async def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:

@@ -10,7 +10,10 @@ generates from the async one. docs/extending.md walks through a whole client.
 - the face: :class:`AsyncFace` (subclass it: its constructor takes
   :class:`ConnectOptions`; :meth:`~AsyncFace.request`, :meth:`~AsyncFace.stream`,
   :meth:`~AsyncFace.ping`, :meth:`~AsyncFace.dedicated` are what your methods call);
-- the errors every face raises, and the settings' types.
+- the errors every face raises, the settings' types, the retry policy's series, checks
+  of timeouts, URL helpers (:class:`FromUrl`), and telemetry's :class:`Conventions`.
+
+Every other module of dualio (``dualio_transports`` and the faces' own) is private.
 """
 
 from dualio.face_calls import AsyncDedicated
@@ -25,8 +28,10 @@ from dualio_transports.policy.events import (
     StateCallback,
 )
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
-from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, Series, may_retry
+from dualio_transports.policy.telemetry import Conventions
+from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from dualio_transports.policy.url import FromUrl, query_items, seconds, split_url
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -80,10 +85,12 @@ __all__ = [
     "ConnectTimeout",
     "ConnectionLost",
     "ConnectionState",
+    "Conventions",
     "Decoder",
     "DualioError",
     "DualioTimeout",
     "FrameTooLarge",
+    "FromUrl",
     "HandshakeDone",
     "InOrderProtocol",
     "Matching",
@@ -96,6 +103,7 @@ __all__ = [
     "ResponseCallback",
     "RetriesExhausted",
     "RetryPolicy",
+    "Series",
     "StateCallback",
     "StreamInterrupted",
     "StreamRequest",
@@ -104,4 +112,9 @@ __all__ = [
     "UsageError",
     "WireProtocol",
     "check_timeout",
+    "may_retry",
+    "pick_timeout",
+    "query_items",
+    "seconds",
+    "split_url",
 ]

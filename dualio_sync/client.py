@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import ssl
 
-from dualio_sync.face_connection import Face, TransportName
 from dualio_sync.service_methods import ServiceMethods
-from dualio_transports.dualio_protocol.client_protocol import protocol_v1
-from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
-from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.policy.events import (
+from dualio_sync.toolkit import (
+    DEFAULT_RETRY,
+    ConnectOptions,
+    Face,
+    FromUrl,
     RequestCallback,
     ResponseCallback,
+    RetryPolicy,
     StateCallback,
+    TransportName,
 )
-from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.url import FromUrl
+from dualio_transports.dualio_protocol.client_protocol import protocol_v1
+from dualio_transports.dualio_protocol.frames import DEFAULT_MAX_FRAME_SIZE
 
 __all__ = ["Client", "TransportName"]
 

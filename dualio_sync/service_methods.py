@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from dualio_sync.face_calls import Calls
+from dualio_sync.toolkit import UNSET, Face, Unset
 from dualio_transports.dualio_protocol import methods
 from dualio_transports.dualio_protocol.methods import ServerStats
-from dualio_transports.policy.timeouts import UNSET, Unset
 
 
-class ServiceMethods(Calls):
+class ServiceMethods(Face):
     """Every service method of dualio's protocol v1."""
 
     def echo(self, data: bytes, *, delay: float = 0.0, timeout: float | Unset | None = UNSET) -> bytes:

@@ -17,8 +17,10 @@ from dualio_transports.policy.events import (
     StateCallback,
 )
 from dualio_transports.policy.held_connections import HELD_CONNECTIONS
-from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
-from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
+from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, Series, may_retry
+from dualio_transports.policy.telemetry import Conventions
+from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from dualio_transports.policy.url import FromUrl, query_items, seconds, split_url
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -69,12 +71,14 @@ __all__ = [
     "ConnectTimeout",
     "ConnectionLost",
     "ConnectionState",
+    "Conventions",
     "Decoder",
     "Dedicated",
     "DualioError",
     "DualioTimeout",
     "Face",
     "FrameTooLarge",
+    "FromUrl",
     "HandshakeDone",
     "InOrderProtocol",
     "Matching",
@@ -87,6 +91,7 @@ __all__ = [
     "ResponseCallback",
     "RetriesExhausted",
     "RetryPolicy",
+    "Series",
     "StateCallback",
     "StreamInterrupted",
     "StreamRequest",
@@ -95,4 +100,9 @@ __all__ = [
     "UsageError",
     "WireProtocol",
     "check_timeout",
+    "may_retry",
+    "pick_timeout",
+    "query_items",
+    "seconds",
+    "split_url",
 ]

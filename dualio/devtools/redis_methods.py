@@ -724,9 +724,8 @@ from dualio.redis.method_support import (
     _UNARY,
     _wrong,
 )
-from dualio_transports.policy.timeouts import UNSET
+from dualio.toolkit import UNSET, Request
 from dualio_transports.redis_protocol.resp import encode_command
-from dualio_transports.wire.request import Request
 
 
 class AsyncMethods(AsyncMethodSupport[S]):

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 RULES: Substitutions = [
     # imports: the async face's modules, and what only its code names
+    (r"\bfrom dualio\.toolkit\b", "from dualio_sync.toolkit"),
     (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
     (r"\bfrom dualio\.face_connection\b", "from dualio_sync.face_connection"),
     (r"\bfrom dualio\.service_methods\b", "from dualio_sync.service_methods"),
@@ -36,6 +37,7 @@ RULES: Substitutions = [
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
     (r"^    \"(emulate_async|AwaitableCallback|EventedCallback|AsyncOnly)\",\n", ""),
     (r"\bAsyncOnly, ", ""),
+    (r"^    AsyncOnly,\n", ""),
     (r"\bimport AsyncGenerator, Awaitable, Callable, Iterable,", "import Callable, Generator, Iterable,"),
     (r"\bimport AsyncGenerator, Awaitable, ", "import "),
     (r"\bfrom typing import (\w+, )*Unpack\n", ""),

@@ -5,13 +5,20 @@ from __future__ import annotations
 import ssl
 from typing import Literal, Unpack, overload
 
-from dualio.face_connection import AsyncFace, AsyncOnly, TransportName
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, redis_protocol
 from dualio.redis.method_support import S
-from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
-from dualio_transports.policy.held_connections import HELD_CONNECTIONS
-from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
+from dualio.toolkit import (
+    DEFAULT_RETRY,
+    HELD_CONNECTIONS,
+    AsyncFace,
+    AsyncOnly,
+    ConnectOptions,
+    RequestCallback,
+    ResponseCallback,
+    RetryPolicy,
+    StateCallback,
+    TransportName,
+)
 from dualio_transports.redis_protocol.resp import MAX_REPLY
 from dualio_transports.redis_protocol.tracking import ClientCache
 

@@ -16,7 +16,7 @@ sent again only then (as ``retry`` allows): reads, SET without NX, MSET, DEL, EX
 PING. Counting and popping commands, ZADD, PUBLISH, ``execute`` and batches are not.
 
 Three kinds of call are not one command answered in order: a command the server holds
-(BLPOP) runs on a connection of its own (:meth:`AsyncCalls.request` with ``held=True``); a batch
+(BLPOP) runs on a connection of its own (:meth:`AsyncFace.request` with ``held=True``); a batch
 (:meth:`AsyncRedisCommands.pipeline`, :meth:`AsyncRedisCommands.transaction`) is one
 request answered by one reply per command; a subscription
 (:class:`AsyncSubscription`) is a stream fed by the server's pushes.
@@ -52,10 +52,21 @@ from dualio.redis.method_support import (
     _wrong,
 )
 from dualio.redis.methods import AsyncMethods
-from dualio_transports.policy.retry import Series, may_retry
-from dualio_transports.policy.telemetry import REDIS, Conventions
-from dualio_transports.policy.timeouts import UNSET, pick_timeout
-from dualio_transports.policy.url import query_items, seconds, split_url
+from dualio.toolkit import (
+    UNSET,
+    Conventions,
+    DualioError,
+    ProtocolError,
+    Request,
+    Series,
+    StreamRequest,
+    UsageError,
+    may_retry,
+    pick_timeout,
+    query_items,
+    seconds,
+    split_url,
+)
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.command_spec import RETRIED
@@ -76,8 +87,6 @@ from dualio_transports.redis_protocol.resp import (
     parse_all,
 )
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
-from dualio_transports.wire.request import Request, StreamRequest
 
 log = logging.getLogger("dualio.client")
 
@@ -177,6 +186,13 @@ def parse_url(url: str) -> dict[str, Any]:
     return options
 
 
+TELEMETRY = Conventions(
+    (("db.system.name", "redis"),), "", "db.operation.name", "db.client.operation.duration", "s", 1.0,
+    "Duration of database client operations.", "db.namespace",
+)
+"""OpenTelemetry's conventions for Redis clients, which this face's telemetry follows."""
+
+
 def redis_protocol(
     username: str | None, password: str | None, client_name: str | None, db: int,
     max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
@@ -253,7 +269,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
     comes, and the connection is kept. Each command of Redis's spec is a generated method
     (:class:`~dualio.redis.methods.AsyncMethods`); what no spec can say is here."""
 
-    telemetry_conventions: Conventions = REDIS
+    telemetry_conventions: Conventions = TELEMETRY
     _live_names: builtins.set[tuple[bool, bytes]]  # the names of this client's live subscriptions
 
     def _setup_commands(self, decode_responses: bool) -> None:

@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Generic, Self
 
 from dualio.redis.method_support import Arg, S, Timeout, _milliseconds
-from dualio_transports.policy.timeouts import UNSET, Unset
+from dualio.toolkit import UNSET, Unset
 from dualio_transports.redis_protocol.errors import LockError, LockNotOwnedError
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class AsyncLock(Generic[S]):
             now = time.monotonic()
             if ends is not None and now >= ends:
                 return False
-            await self._client._pause(self.sleep if ends is None else min(self.sleep, ends - now))
+            await self._client.pause(self.sleep if ends is None else min(self.sleep, ends - now))
 
     async def release(self) -> None:
         """Free the lock; :class:`LockNotOwnedError` when its lease ran out before (it is

@@ -14,13 +14,9 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
-from dualio.face_calls import AsyncCalls
-from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
+from dualio.toolkit import UNSET, AsyncFace, CallKind, ProtocolError, Request, Unset, check_timeout
 from dualio_transports.redis_protocol.resp import Value, parse
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.errors import ProtocolError
-from dualio_transports.wire.protocol import CallKind
-from dualio_transports.wire.request import Request
 
 S = TypeVar("S", bytes, str)
 """What a string reply is: ``bytes``, or ``str`` with ``decode_responses=True``."""
@@ -154,7 +150,7 @@ def _key_bytes(key: Arg) -> bytes:
     return repr(key).encode()
 
 
-class AsyncMethodSupport(AsyncCalls, Generic[S]):
+class AsyncMethodSupport(AsyncFace, Generic[S]):
     """The readers of replies and the sending of held commands the command methods use."""
 
     decode_responses: bool

@@ -19,13 +19,10 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
-from dualio.face_calls import AsyncDedicated
 from dualio.redis.commands import AsyncRedisCommands, AsyncSubscription
 from dualio.redis.method_support import Arg, S, T, Timeout
-from dualio_transports.policy.timeouts import UNSET
+from dualio.toolkit import UNSET, AsyncDedicated, Request, UsageError
 from dualio_transports.redis_protocol.resp import encode_command
-from dualio_transports.wire.errors import UsageError
-from dualio_transports.wire.request import Request
 
 
 class AsyncWatch(AsyncRedisCommands[S]):

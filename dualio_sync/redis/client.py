@@ -9,13 +9,19 @@ from __future__ import annotations
 import ssl
 from typing import Literal, overload
 
-from dualio_sync.face_connection import Face, TransportName
 from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, redis_protocol
 from dualio_sync.redis.method_support import S
-from dualio_transports.policy.connect_options import ConnectOptions
-from dualio_transports.policy.events import RequestCallback, ResponseCallback, StateCallback
-from dualio_transports.policy.held_connections import HELD_CONNECTIONS
-from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy
+from dualio_sync.toolkit import (
+    DEFAULT_RETRY,
+    HELD_CONNECTIONS,
+    ConnectOptions,
+    Face,
+    RequestCallback,
+    ResponseCallback,
+    RetryPolicy,
+    StateCallback,
+    TransportName,
+)
 from dualio_transports.redis_protocol.resp import MAX_REPLY
 from dualio_transports.redis_protocol.tracking import ClientCache
 

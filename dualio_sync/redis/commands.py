@@ -34,10 +34,21 @@ from dualio_sync.redis.method_support import (
     _wrong,
 )
 from dualio_sync.redis.methods import Methods
-from dualio_transports.policy.retry import Series, may_retry
-from dualio_transports.policy.telemetry import REDIS, Conventions
-from dualio_transports.policy.timeouts import UNSET, pick_timeout
-from dualio_transports.policy.url import query_items, seconds, split_url
+from dualio_sync.toolkit import (
+    UNSET,
+    Conventions,
+    DualioError,
+    ProtocolError,
+    Request,
+    Series,
+    StreamRequest,
+    UsageError,
+    may_retry,
+    pick_timeout,
+    query_items,
+    seconds,
+    split_url,
+)
 from dualio_transports.redis_protocol import commands
 from dualio_transports.redis_protocol.client_protocol import SUBSCRIBING, UNSUBSCRIBING, RedisProtocol
 from dualio_transports.redis_protocol.command_spec import RETRIED
@@ -58,8 +69,6 @@ from dualio_transports.redis_protocol.resp import (
     parse_all,
 )
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.errors import DualioError, ProtocolError, UsageError
-from dualio_transports.wire.request import Request, StreamRequest
 
 log = logging.getLogger("dualio.client")
 
@@ -159,6 +168,13 @@ def parse_url(url: str) -> dict[str, Any]:
     return options
 
 
+TELEMETRY = Conventions(
+    (("db.system.name", "redis"),), "", "db.operation.name", "db.client.operation.duration", "s", 1.0,
+    "Duration of database client operations.", "db.namespace",
+)
+"""OpenTelemetry's conventions for Redis clients, which this face's telemetry follows."""
+
+
 def redis_protocol(
     username: str | None, password: str | None, client_name: str | None, db: int,
     max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
@@ -235,7 +251,7 @@ class RedisCommands(Methods[S]):
     comes, and the connection is kept. Each command of Redis's spec is a generated method
     (:class:`~dualio.redis.methods.Methods`); what no spec can say is here."""
 
-    telemetry_conventions: Conventions = REDIS
+    telemetry_conventions: Conventions = TELEMETRY
     _live_names: builtins.set[tuple[bool, bytes]]  # the names of this client's live subscriptions
 
     def _setup_commands(self, decode_responses: bool) -> None:

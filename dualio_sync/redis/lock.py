@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Generic, Self
 
 from dualio_sync.redis.method_support import Arg, S, Timeout, _milliseconds
-from dualio_transports.policy.timeouts import UNSET, Unset
+from dualio_sync.toolkit import UNSET, Unset
 from dualio_transports.redis_protocol.errors import LockError, LockNotOwnedError
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class Lock(Generic[S]):
             now = time.monotonic()
             if ends is not None and now >= ends:
                 return False
-            self._client._pause(self.sleep if ends is None else min(self.sleep, ends - now))
+            self._client.pause(self.sleep if ends is None else min(self.sleep, ends - now))
 
     def release(self) -> None:
         """Free the lock; :class:`LockNotOwnedError` when its lease ran out before (it is

@@ -11,13 +11,9 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
-from dualio_sync.face_calls import Calls
-from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout
+from dualio_sync.toolkit import UNSET, CallKind, Face, ProtocolError, Request, Unset, check_timeout
 from dualio_transports.redis_protocol.resp import Value, parse
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.errors import ProtocolError
-from dualio_transports.wire.protocol import CallKind
-from dualio_transports.wire.request import Request
 
 S = TypeVar("S", bytes, str)
 """What a string reply is: ``bytes``, or ``str`` with ``decode_responses=True``."""
@@ -151,7 +147,7 @@ def _key_bytes(key: Arg) -> bytes:
     return repr(key).encode()
 
 
-class MethodSupport(Calls, Generic[S]):
+class MethodSupport(Face, Generic[S]):
     """The readers of replies and the sending of held commands the command methods use."""
 
     decode_responses: bool

@@ -25,9 +25,8 @@ from dualio_sync.redis.method_support import (
     _seconds,
     _wrong,
 )
-from dualio_transports.policy.timeouts import UNSET
+from dualio_sync.toolkit import UNSET, Request
 from dualio_transports.redis_protocol.resp import encode_command
-from dualio_transports.wire.request import Request
 
 
 class Methods(MethodSupport[S]):

@@ -11,13 +11,10 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
-from dualio_sync.face_calls import Dedicated
 from dualio_sync.redis.commands import RedisCommands, Subscription
 from dualio_sync.redis.method_support import Arg, S, T, Timeout
-from dualio_transports.policy.timeouts import UNSET
+from dualio_sync.toolkit import UNSET, Dedicated, Request, UsageError
 from dualio_transports.redis_protocol.resp import encode_command
-from dualio_transports.wire.errors import UsageError
-from dualio_transports.wire.request import Request
 
 
 class Watch(RedisCommands[S]):

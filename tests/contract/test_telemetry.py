@@ -96,12 +96,12 @@ async def test_calls_streams_and_failures_are_spans_by_the_rpc_conventions(
     assert words.start_time is not None and words.end_time is not None
     assert all(words.start_time < s.start_time and s.end_time < words.end_time  # type: ignore[operator]
                for s in inside)
-    assert failed.attributes is not None and failed.attributes["error.type"] == "RemoteError"
+    assert failed.attributes is not None and failed.attributes["error.type"] == "ServiceError"
     assert failed.status.status_code is StatusCode.ERROR
     assert "no-such-method" in (failed.status.description or "")
     points = {(p.attributes or {})["rpc.method"]: p for p in otel.durations()}
     assert points["echo"].count == 4 and points["words"].count == 1
-    assert (points["no-such-method"].attributes or {})["error.type"] == "RemoteError"
+    assert (points["no-such-method"].attributes or {})["error.type"] == "ServiceError"
     assert all((p.attributes or {})["server.port"] == server.port for p in points.values())
     assert telemetry.in_flight == 0 and telemetry.errors == 0
 

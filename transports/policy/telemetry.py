@@ -87,10 +87,7 @@ RPC = Conventions(
     (("rpc.system", SYSTEM), ("rpc.service", SYSTEM)), f"{SYSTEM}/", "rpc.method", DURATION, "ms", 1000.0,
     "Measures the duration of outbound RPC.",
 )
-REDIS = Conventions(
-    (("db.system.name", "redis"),), "", "db.operation.name", "db.client.operation.duration", "s", 1.0,
-    "Duration of database client operations.", "db.namespace",
-)
+
 
 
 class Instrumentable(Protocol):

@@ -49,7 +49,13 @@ from dualio_transports.redis_protocol.resp import (
 )
 from dualio_transports.redis_protocol.subscriptions import Subscriptions
 from dualio_transports.redis_protocol.tracking import ClientCache
-from dualio_transports.wire.errors import DualioError, FrameTooLarge, ProtocolError, UsageError, VersionMismatch
+from dualio_transports.wire.errors import (
+    DualioError,
+    FrameTooLarge,
+    ProtocolError,
+    UsageError,
+    VersionMismatch,
+)
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
     HANDSHAKE_KEY,
