@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +37,9 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 HOST, PORT = "127.0.0.1", 7878
 REDIS_PORT = 6379
 REDIS_DOCS = {"redis.md"}  # the pages whose snippets talk to Redis
-SCRIPTS = {"redis.md"}  # the pages whose snippets run as scripts are run as ``python file.py`` would
+MEMCACHED_DOCS = {"extending.md"}  # the pages whose snippets talk to memcached, on 127.0.0.1:11211
+MEMCACHED_PORT = 11211
+SCRIPTS = {"redis.md", "extending.md"}  # these pages' snippets run as ``python file.py`` would
 SNIPPET_TIMEOUT = 20.0
 PYTHON_FENCES = {"python", "py", "python3"}
 NOT_RUN = re.compile(r"^\s*<!--\s*not-run:\s*(?P<reason>.*?)\s*-->\s*$")
@@ -160,6 +165,31 @@ def docs_redis() -> Iterator[RedisServer]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def docs_memcached() -> Iterator[None]:
+    """The memcached docs/extending.md's snippets expect, on 127.0.0.1:11211."""
+    if shutil.which("memcached") is None:
+        pytest.skip("memcached is not installed")
+    process = subprocess.Popen(
+        ["memcached", "-u", "nobody", "-l", HOST, "-p", str(MEMCACHED_PORT), "-U", "0", "-m", "64"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(500):
+            if process.poll() is not None:
+                pytest.fail(f"memcached exited ({process.returncode}): is something else listening on "
+                            f"{HOST}:{MEMCACHED_PORT}, the address the snippets use?", pytrace=False)
+            try:
+                socket.create_connection((HOST, MEMCACHED_PORT), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.01)
+        yield
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 @pytest.mark.timeout(SNIPPET_TIMEOUT + 15)
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.name)
 def test_snippet_runs(snippet: Snippet, docs_server: ServerProcess, request: pytest.FixtureRequest) -> None:
@@ -167,6 +197,8 @@ def test_snippet_runs(snippet: Snippet, docs_server: ServerProcess, request: pyt
         pytest.skip(f"not-run: {snippet.not_run}")
     if snippet.path.name in REDIS_DOCS:
         request.getfixturevalue("docs_redis")
+    if snippet.path.name in MEMCACHED_DOCS:
+        request.getfixturevalue("docs_memcached")
     # Leading blank lines make the snippet's line numbers the Markdown file's, so a
     # traceback points at the line in the doc.
     source = "\n" * snippet.line + snippet.source
