@@ -9,6 +9,7 @@ instead of reaching the next caller. Both faces import this module: ``Item`` is 
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any, ClassVar, NamedTuple
 
@@ -27,6 +28,7 @@ MAX_KEY = 250
 MAX_LINE = 2048
 ERRORS = (b"ERROR", b"CLIENT_ERROR", b"SERVER_ERROR")
 RETRIEVALS = frozenset({"get", "gets", "gat", "gats"})
+_NOT_IN_A_KEY = re.compile(rb"[\x00-\x20\x7f]")
 
 
 class Item(NamedTuple):
@@ -46,7 +48,7 @@ def key_bytes(key: str | bytes) -> bytes:
     data = key.encode() if isinstance(key, str) else key
     if not isinstance(data, bytes):
         raise TypeError(f"a key is a str or bytes, not {type(key).__name__}")
-    if not 0 < len(data) <= MAX_KEY or any(b <= 32 or b == 127 for b in data):
+    if not 0 < len(data) <= MAX_KEY or (not data.isalnum() and _NOT_IN_A_KEY.search(data)):
         raise ValueError(f"a memcached key is 1-250 bytes with no spaces or control characters: {key!r}")
     return data
 
@@ -69,10 +71,10 @@ class Decoder:
 
     large = None
 
-    def __init__(self, protocol: MemcacheProtocol, max_value: int) -> None:
-        self._protocol = protocol
+    def __init__(self, max_value: int) -> None:
         self._max_value = max_value
         self._buffer = b""
+        self.expected: deque[str] = deque()  # the shape of reply each request written waits for
 
     def feed(self, data: bytes) -> list[Message]:
         buffer = self._buffer + data if self._buffer else data
@@ -92,14 +94,18 @@ class Decoder:
                     raise
                 if end < 0:
                     break
-                reply = (BLOCK, IN_ORDER, buffer[pos : end - 5])  # without its END
+                kind, payload = BLOCK, buffer[pos : end - 5]  # without its END
             elif eol - pos == 3 and buffer.startswith(b"END", pos):
-                end, reply = eol + 2, (BLOCK, IN_ORDER, b"")
+                end, kind, payload = eol + 2, BLOCK, b""
             else:
-                end, line = eol + 2, buffer[pos:eol]
-                reply = (ERROR if line.startswith(ERRORS) else LINE, IN_ORDER, line)
-            self._protocol.answered(reply[0])
-            replies.append(reply)
+                end, payload = eol + 2, buffer[pos:eol]
+                kind = ERROR if payload.startswith(ERRORS) else LINE
+            if not self.expected:
+                raise ProtocolError(f"a {kind} reply to no request (one sent with noreply was answered?)")
+            shape = self.expected.popleft()
+            if kind is not shape and kind is not ERROR:
+                raise ProtocolError(f"a {kind} reply where a {shape} was due: out of step with the requests")
+            replies.append((kind, IN_ORDER, payload))
             pos = end
         self._buffer = buffer[pos:]
         return replies
@@ -142,9 +148,8 @@ class MemcacheProtocol(InOrderProtocol):
     }
 
     def __init__(self, max_value: int = 1024 * 1024) -> None:
-        self.decoder = Decoder(self, max_value)
-        self._shapes: dict[int, str] = {}  # the reply each written request waits for, by key
-        self._expected: deque[str] = deque()  # ... in the order of replies
+        self.decoder = Decoder(max_value)
+        self._shapes: dict[int, str] = {}  # the reply each request waits for, by key, until written
 
     def request(self, key: int, method: str, args: bytes) -> bytes:
         if args.startswith(b" noreply\r\n", args.index(b"\r\n") - 8):
@@ -157,18 +162,10 @@ class MemcacheProtocol(InOrderProtocol):
         return b"version\r\n"
 
     def expect(self, key: int) -> None:
-        self._expected.append(self._shapes.pop(key))
+        self.decoder.expected.append(self._shapes.pop(key))
 
     def unsent(self, key: int) -> None:
         self._shapes.pop(key, None)
-
-    def answered(self, kind: str) -> None:
-        """A reply of ``kind`` came: it must be of the shape the oldest request waits for."""
-        if not self._expected:
-            raise ProtocolError(f"a {kind} reply to no request (one sent with noreply was answered?)")
-        shape = self._expected.popleft()
-        if kind != shape and kind != ERROR:
-            raise ProtocolError(f"a {kind} reply where a {shape} was due: replies out of step with requests")
 
     def decode_error(self, key: int, payload: bytes) -> MemcacheError:
         text = payload.decode(errors="replace")
