@@ -186,7 +186,7 @@ class AsyncCalls:
         await self._pause(seconds)
 
     async def request(
-        self, request: Request[T], timeout: float | Unset | None = UNSET, *, held: bool = False,
+        self, request: Request[T], timeout: float | Unset | None = UNSET, held: bool = False,
     ) -> T:
         """Send ``request`` and return its decoded answer, within ``timeout`` seconds (by
         default the face's ``timeout``; None: no limit). A lost connection is opened
@@ -206,7 +206,7 @@ class AsyncCalls:
                 transport = await self._reconnect(until)
                 if passed(until):  # connecting took all of it: nothing is sent
                     raise call_timeout()
-            return await transport.call(request, until, sent=sent)
+            return await transport.call(request, until, sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, _repeatable(request)):
                 raise _ended(exc, request, sent)  # noqa: B904  (a copy: its cause is the original's)
@@ -253,7 +253,7 @@ class AsyncCalls:
                     transport = self._ready_transport() or await self._reconnect(until)
                     if passed(until):  # connecting or pausing took all of it: nothing is sent
                         raise call_timeout()
-                    result = await transport.call(request, until, sent=sent)
+                    result = await transport.call(request, until, sent)
                     break
                 except DualioError as exc:
                     error = exc
@@ -413,7 +413,7 @@ class AsyncCalls:
 
     async def _held_try(self, conn: AsyncTransport, request: Request[T], until: float, sent: list[int]) -> T:
         try:
-            result = await conn.call(request, until, sent=sent)
+            result = await conn.call(request, until, sent)
         except RemoteError:
             self._keep_held(conn)
             raise

@@ -181,7 +181,7 @@ class Calls:
         self._pause(seconds)
 
     def request(
-        self, request: Request[T], timeout: float | Unset | None = UNSET, *, held: bool = False,
+        self, request: Request[T], timeout: float | Unset | None = UNSET, held: bool = False,
     ) -> T:
         """Send ``request`` and return its decoded answer, within ``timeout`` seconds (by
         default the face's ``timeout``; None: no limit). A lost connection is opened
@@ -201,7 +201,7 @@ class Calls:
                 transport = self._reconnect(until)
                 if passed(until):  # connecting took all of it: nothing is sent
                     raise call_timeout()
-            return transport.call(request, until, sent=sent)
+            return transport.call(request, until, sent)
         except DualioError as exc:
             if self.retry is None or not may_retry(exc, _repeatable(request)):
                 raise _ended(exc, request, sent)  # noqa: B904  (a copy: its cause is the original's)
@@ -248,7 +248,7 @@ class Calls:
                     transport = self._ready_transport() or self._reconnect(until)
                     if passed(until):  # connecting or pausing took all of it: nothing is sent
                         raise call_timeout()
-                    result = transport.call(request, until, sent=sent)
+                    result = transport.call(request, until, sent)
                     break
                 except DualioError as exc:
                     error = exc
@@ -408,7 +408,7 @@ class Calls:
 
     def _held_try(self, conn: BlockingTransport, request: Request[T], until: float, sent: list[int]) -> T:
         try:
-            result = conn.call(request, until, sent=sent)
+            result = conn.call(request, until, sent)
         except RemoteError:
             self._keep_held(conn)
             raise

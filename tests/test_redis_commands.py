@@ -226,7 +226,7 @@ class Sent(AsyncMethods[bytes]):
 
     decode_responses = False
 
-    async def request(self, request: Any, timeout: object = None, *, held: bool = False) -> Any:
+    async def request(self, request: Any, timeout: object = None, held: bool = False) -> Any:
         return request
 
 

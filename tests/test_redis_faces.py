@@ -456,7 +456,7 @@ class Sent(RedisCommands[bytes]):
 
     decode_responses = False
 
-    def request(self, request: Request[Any], timeout: object = None, *, held: bool = False) -> Any:
+    def request(self, request: Request[Any], timeout: object = None, held: bool = False) -> Any:
         return request
 
 

@@ -31,7 +31,7 @@ T = TypeVar("T")
 class BlockingTransport(Protocol):
     """One connection, used from any thread; every call blocks its caller."""
 
-    def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
+    def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T: ...
 
     def stream(
         self, request: StreamRequest[T], until: float, item_timeout: float | None, *,
@@ -60,7 +60,7 @@ class AsyncTransport(Protocol):
     @property
     def loop(self) -> LoopHandle: ...
 
-    async def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T: ...
+    async def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T: ...
 
     def stream(
         self, request: StreamRequest[T], until: float, item_timeout: float | None, *,

@@ -63,7 +63,7 @@ class AsyncWatch(AsyncRedisCommands[S]):
         connection ended)."""
         return self._own.closed
 
-    async def request(self, request: Request[T], timeout: Timeout = UNSET, *, held: bool = False) -> T:
+    async def request(self, request: Request[T], timeout: Timeout = UNSET, held: bool = False) -> T:
         """Every command of the watch, on its connection."""
         if request.method == "transaction":
             self._executed = True  # EXEC ends the watch, whether the transaction ran or not

@@ -55,7 +55,7 @@ class Watch(RedisCommands[S]):
         connection ended)."""
         return self._own.closed
 
-    def request(self, request: Request[T], timeout: Timeout = UNSET, *, held: bool = False) -> T:
+    def request(self, request: Request[T], timeout: Timeout = UNSET, held: bool = False) -> T:
         """Every command of the watch, on its connection."""
         if request.method == "transaction":
             self._executed = True  # EXEC ends the watch, whether the transaction ran or not

@@ -193,8 +193,8 @@ class BlockingConnection(ConnectionFacts[Any]):
     # -- calls ----------------------------------------------------------------
 
     def call(
-        self, request: Request[T], until: float, handle: Handle | None = None,
-        sent: list[int] | None = None,
+        self, request: Request[T], until: float, sent: list[int] | None = None,
+        handle: Handle | None = None,
     ) -> T:
         """Send one request and wait for its answer by ``until``. ``sent`` is told the
         request's id (see transports/interface.py)."""

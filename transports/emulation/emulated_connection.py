@@ -243,7 +243,7 @@ class EmulatedConnection:
             return await self._await(
                 self._write_then_wait(submit, done), until, handle.cancel, handle.deadline_passed,
             )
-        work = functools.partial(self._conn.call, request, until, handle, sent)
+        work = functools.partial(self._conn.call, request, until, sent, handle)
         if self._plain_pool is not None:
             return await self._in_executor(self._plain_pool, work, until, handle)
         return await self._await(self._run(work), until, handle.cancel, handle.deadline_passed)

@@ -235,7 +235,7 @@ class PortalConnection:
 
     # -- calls ----------------------------------------------------------------
 
-    def call(self, request: Request[T], until: float, *, sent: list[int] | None = None) -> T:
+    def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T:
         self.check_thread()
         hop = _Hop(self._conn, request)
         if not self._portal.call_soon(hop.run, until, sent):
