@@ -187,6 +187,7 @@ TRANSPORTS = (
     Transport("thread-asyncio", "asyncio", {"transport": "emulated", "emulation": "thread"}),
     Transport("callback-asyncio", "asyncio", {"transport": "emulated", "emulation": "callback"}),
     Transport("pool-trio", "trio", {"transport": "emulated", "emulation": "pool"}),
+    Transport("thread-trio", "trio", {"transport": "emulated", "emulation": "thread"}),
     Transport("callback-trio", "trio", {"transport": "emulated", "emulation": "callback"}),
 )
 
