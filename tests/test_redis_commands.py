@@ -226,6 +226,9 @@ class Sent(AsyncMethods[bytes]):
 
     decode_responses = False
 
+    def __init__(self) -> None:  # no connection: the requests are only made
+        pass
+
     async def request(self, request: Any, timeout: object = None, held: bool = False) -> Any:
         return request
 

@@ -456,6 +456,9 @@ class Sent(RedisCommands[bytes]):
 
     decode_responses = False
 
+    def __init__(self) -> None:  # no connection: the requests are only made
+        pass
+
     def request(self, request: Request[Any], timeout: object = None, held: bool = False) -> Any:
         return request
 
