@@ -33,10 +33,15 @@ restarted on its port; a broken protocol (its decoder raising, or returning a ma
 message) and a server that never answers: a typed error, the connection replaced, never
 a hang; and the same methods and parameters on both faces. Needs pytest and anyio's
 pytest plugin (``pip install dualio[test]`` brings both); trio's cases need trio.
+
+:func:`figures_main` counts your faces' instructions per call beside your raw floor, with
+callgrind, as dualio's lab counts its own (``python -m
+dualio.lab.instructions.real_memcached`` is one such command).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 import inspect
@@ -45,10 +50,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
@@ -56,6 +64,8 @@ import anyio.to_thread
 import pytest
 
 from dualio.lab.common.fault_proxy import FaultProxy, Toxic
+from dualio.lab.instructions import counter
+from dualio.lab.instructions.counter import Figure
 from dualio.toolkit import ConnectOptions, DualioError, Message, ProtocolError, Request, RetryPolicy
 from dualio_transports.wire.errors import causes
 
@@ -552,14 +562,71 @@ def _base(face: type) -> type:
     raise TypeError(f"{face.__name__} is not a face of dualio.toolkit")
 
 
+# -- instruction figures ----------------------------------------------------------------------
+
+def figures_main(
+    module: str, figures: Sequence[Figure],
+    serve: Callable[[], contextlib.AbstractContextManager[dict[str, str]]],
+    argv: list[str] | None = None, goals: dict[str, int] | None = None,
+) -> int:
+    """``python -m MODULE [--calls N] [--figures NAMES]``: instructions per call of each of
+    ``figures`` (each a loop ``(calls, *args, clock) -> seconds per call`` in ``module`` that
+    calls ``clock()`` just before its first call and just after its last), counted by
+    ``valgrind --tool=callgrind`` in a process of their own (loops of N and 2N calls, twice:
+    ``(2N − N) / N``, so start-up and connecting do not count), each beside its floor (a
+    figure whose ``floor`` is None: the least a client of your protocol does, a raw socket).
+    ``serve()`` starts what the loops talk to and gives the variables their process needs
+    (an address, say). Prints a table, and each of ``goals`` met or missed."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}")
+    parser.add_argument("--calls", type=int, default=400, help="N: each loop runs N and 2N calls, twice")
+    parser.add_argument("--figures", metavar="NAMES", help="comma-separated (default: all)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    known = {figure.name: figure for figure in figures}
+    if args.child:
+        counter.child(args.child.split(","), args.calls, known)
+        return 0
+    if args.calls < 100 or args.calls % 100:
+        parser.error("--calls must be a multiple of 100")
+    names = args.figures.split(",") if args.figures else list(known)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        parser.error(f"unknown figures: {', '.join(unknown)} (known: {', '.join(known)})")
+    names = [*dict.fromkeys([*names, *(f for n in names if (f := known[n].floor))])]
+    try:
+        counter.valgrind()
+    except counter.ValgrindMissing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    ours = [name for name in names if known[name].ours]
+    theirs = [name for name in names if not known[name].ours]
+    counts: dict[str, counter.Count] = {}
+    with serve() as env, tempfile.TemporaryDirectory(prefix="dualio-callgrind-") as scratch:
+        loops = counter._loops(Path(scratch), [g for g in (ours, theirs) if g], args.calls, env, module)
+        for name, dumps in loops:
+            counts[name] = counter.count(name, [(n, counter._dump_total(d)) for n, d in dumps], check=False)
+    counts = {name: counts[name] for name in known if name in counts}
+    print(f"instructions per call (callgrind, the client process only; (2N − N) / N with N = {args.calls}, "
+          f"twice; {sys.implementation.name} {sys.version.split()[0]})")
+    print(counter.table(counts, known))
+    for name, goal in (goals or {}).items():
+        if name in counts:
+            per_call = counts[name].per_call
+            verdict = "met" if per_call <= goal else f"missed by {per_call / goal - 1:.0%}"
+            print(f"goal {name:<22} {per_call:>9,.0f} ≤ {goal:,}  {verdict}")
+    return 0
+
+
 __all__ = [
     "CALL_TIMEOUT",
     "TRANSPORTS",
     "ContractSuite",
+    "Figure",
     "Sample",
     "ServerCommand",
     "ServerProcess",
     "SilentServer",
     "Transport",
+    "figures_main",
     "free_port",
 ]

@@ -213,3 +213,16 @@ async def test_a_large_value_after_others_in_one_read_fails_its_own_call_only(
                 tasks.start_soon(get, "too-large")
             assert outcomes["before"] == b"x" * 16, outcomes
             assert isinstance(outcomes["too-large"], FrameTooLarge), outcomes
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_the_kit_counts_the_example_beside_its_floor(
+    memcached: ServerProcess, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from dualio.lab.instructions import real_memcached
+
+    assert real_memcached.main(["--figures", "memcached-sync", "--calls", "100"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("memcached-")}
+    sync, raw = (float(rows[name][1].replace(",", "")) for name in ("memcached-sync", "memcached-raw"))
+    assert raw < sync < 20 * raw, out

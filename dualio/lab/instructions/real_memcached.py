@@ -19,38 +19,25 @@ gets twice, ``(2N − N) / N``.
 
 from __future__ import annotations
 
-import argparse
 import compileall
 import importlib.util
 import os
 import shutil
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from dualio.lab.instructions.call_loops import Clock, _check, _per_call
-from dualio.lab.instructions.counter import (
-    Count,
-    Figure,
-    ValgrindMissing,
-    _compile_first,
-    _dump_total,
-    _loops,
-    child,
-    count,
-    table,
-    valgrind,
-)
 from dualio.lab.instructions.fake_peers import PAYLOAD
+from dualio.testing import Figure, figures_main
 
 MODULE = "dualio.lab.instructions.real_memcached"
 ADDRESS = "DUALIO_LAB_MEMCACHED"
 KEY = "key"
+ROOT = Path(__file__).resolve().parents[3]
 DUALIO = {figure.name: figure for figure in (
     Figure("memcached-sync", "examples/memcached Memcache.get, blocking transport", "memcached-raw",
            "sync_get", module=MODULE),
@@ -149,8 +136,9 @@ async def aiomcache_get(calls: int, in_flight: int, clock: Clock) -> float:
 # -- the server, and counting -------------------------------------------------------------
 
 @contextmanager
-def running_memcached() -> Iterator[tuple[str, int]]:
-    """A memcached on a free port, its key set to the 16-byte value; stopped by its PID."""
+def running_memcached() -> Iterator[dict[str, str]]:
+    """A memcached on a free port, its key set to the 16-byte value; stopped by its PID.
+    Gives the measured process's environment: the address."""
     executable = shutil.which("memcached")
     if executable is None:
         raise SystemExit("error: memcached is not installed")
@@ -170,62 +158,19 @@ def running_memcached() -> Iterator[tuple[str, int]]:
                 time.sleep(0.01)
         else:
             raise SystemExit("error: memcached did not start")
-        yield "127.0.0.1", port
+        compileall.compile_dir(ROOT / "examples", quiet=2)
+        yield {ADDRESS: f"127.0.0.1:{port}", "PYTHONPATH": str(ROOT)}
     finally:
         process.terminate()
         process.wait(10)
 
 
-def measure(calls: int, names: list[str]) -> dict[str, Count]:
-    valgrind()
-    _compile_first()
-    compileall.compile_dir(Path(__file__).resolve().parents[3] / "examples", quiet=2)
-    groups = [group for group in ([n for n in names if n in DUALIO], [n for n in names if n in PEERS])
-              if group]
-    counts: dict[str, Count] = {}
-    with running_memcached() as (host, port), \
-            tempfile.TemporaryDirectory(prefix="dualio-callgrind-") as scratch:
-        env = {ADDRESS: f"{host}:{port}", "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
-        for name, loops in _loops(Path(scratch), groups, calls, env, MODULE):
-            counts[name] = count(name, [(n, _dump_total(dump)) for n, dump in loops], check=False)
-    return {name: counts[name] for name in FIGURES if name in counts}
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"python -m {MODULE}", description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=400, help="N: each loop runs N and 2N gets, twice")
-    parser.add_argument("--figures", metavar="NAMES",
-                        help=f"comma-separated (default: all): {', '.join(FIGURES)}")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.calls < 100 or args.calls % 100:
-        parser.error("--calls must be a multiple of 100 (the 100-in-flight figures)")
-    if args.child:
-        child(args.child.split(","), args.calls, FIGURES)
-        return 0
-    names = args.figures.split(",") if args.figures else list(FIGURES)
-    unknown = [name for name in names if name not in FIGURES]
-    if unknown:
-        parser.error(f"unknown figures: {', '.join(unknown)}")
-    names = [*dict.fromkeys([*names, "memcached-raw"])]
-    skipped = {n: f"{NEEDS[n]} is not installed" for n in names
-               if n in NEEDS and importlib.util.find_spec(NEEDS[n]) is None}
-    try:
-        counts = measure(args.calls, [n for n in names if n not in skipped])
-    except ValgrindMissing as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"instructions per get of a 16-byte value against memcached on 127.0.0.1 (callgrind, the client "
-          f"process only; (2N − N) / N with N = {args.calls}, twice; {sys.version.split()[0]})")
-    print(table(counts, FIGURES))
-    for name, reason in skipped.items():
-        print(f"{name}: not counted, {reason}")
-    for name, goal in GOALS.items():
-        if name in counts:
-            per_call = counts[name].per_call
-            verdict = "met" if per_call <= goal else f"missed by {per_call / goal - 1:.0%}"
-            print(f"goal {name:<22} {per_call:>9,.0f} ≤ {goal:,}  {verdict}")
-    return 0
+    missing = [name for name, package in NEEDS.items() if importlib.util.find_spec(package) is None]
+    for name in missing:
+        print(f"{name}: not counted, {NEEDS[name]} is not installed")
+    figures = [figure for name, figure in FIGURES.items() if name not in missing]
+    return figures_main(MODULE, figures, running_memcached, argv, GOALS)
 
 
 if __name__ == "__main__":
