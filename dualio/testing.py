@@ -30,8 +30,9 @@ still reaches its own call; faults of the network between client and server (a p
 resets, a black hole, a stall, latency, a cut connection) end calls with a typed error in
 time, or with the right answer, and the client recovers by itself; the server killed and
 restarted on its port; a broken protocol (its decoder raising, or returning a malformed
-message) and a server that never answers: a typed error, the connection replaced, never
-a hang; and the same methods and parameters on both faces. Needs pytest and anyio's
+message), a server that answers a request that expected none (``quiet_request``,
+``stray_answer``) and one that never answers: a typed error, the connection replaced,
+never a hang or an answer to the wrong call; and the same methods and parameters on both faces. Needs pytest and anyio's
 pytest plugin (``pip install dualio[test]`` brings both); trio's cases need trio.
 
 :func:`figures_main` counts your faces' instructions per call beside your raw floor, with
@@ -155,6 +156,42 @@ class SilentServer:
         self._thread.join(5)
         for conn in [*self._kept, self._listener]:
             conn.close()
+
+
+class AnswersEverything:
+    """Answers every chunk it reads with the same bytes, whatever was asked."""
+
+    def __init__(self, answer: bytes) -> None:
+        self._answer = answer
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.address: Address = self._listener.getsockname()[:2]
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._done.is_set():
+            with contextlib.suppress(TimeoutError, OSError):
+                conn, _ = self._listener.accept()
+                threading.Thread(target=self._answer_all, args=(conn,), daemon=True).start()
+
+    def _answer_all(self, conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            conn.settimeout(0.05)
+            while not self._done.is_set():
+                try:
+                    data = conn.recv(65536)
+                except TimeoutError:
+                    continue
+                if not data:
+                    return
+                conn.sendall(self._answer)
+
+    def close(self) -> None:
+        self._done.set()
+        self._thread.join(5)
+        self._listener.close()
 
 
 # -- what the cases drive ---------------------------------------------------------------
@@ -285,6 +322,10 @@ class ContractSuite:
     """What makes your wire protocol's state, for the broken-protocol cases (None: skipped)."""
     unique_request: ClassVar[Callable[[int], Request[Any]] | None] = None
     """``unique``'s request, built without a face, for the broken-protocol cases."""
+    quiet_request: ClassVar[Request[Any] | None] = None
+    """A request that expects no answer (``answers=0``), if the protocol has them ..."""
+    stray_answer: ClassVar[bytes] = b""
+    """... and the bytes of an answer the server might send it anyway."""
     concurrency: ClassVar[int] = 200
 
     # -- what a subclass says -----------------------------------------------------
@@ -496,6 +537,27 @@ class ContractSuite:
             assert any(isinstance(e, ProtocolError) for e in causes(failed.value)), failed.value
             sabotage[0] = "ok"
             assert await client.run(lambda face: face.request(request)) == self.answer(0)
+
+    @pytest.mark.parametrize("transport", EVERY)
+    async def test_an_answer_to_a_request_that_expected_none_reaches_no_caller(
+        self, transport: Transport,
+    ) -> None:
+        quiet, unique = type(self).quiet_request, type(self).unique_request
+        protocol = type(self).protocol
+        if quiet is None or unique is None or protocol is None or not self.stray_answer:
+            pytest.skip("the suite gives no quiet_request, stray_answer, unique_request and protocol")
+        peer = AnswersEverything(self.stray_answer)
+        try:
+            options = ConnectOptions(*peer.address, 2.0, protocol=protocol)
+            async with self._open_raw(transport, options, timeout=2.0, retry=None) as client:
+                await client.run(lambda face: face.request(quiet))
+                request = unique(0)
+                for _ in range(3):  # whichever call the stray answer meets, it is not that call's answer
+                    with pytest.raises(DualioError):
+                        got = await client.run(lambda face: face.request(request))
+                        raise AssertionError(f"a call was answered with another request's answer: {got!r}")
+        finally:
+            peer.close()
 
     @pytest.mark.parametrize("transport", EVERY)
     async def test_a_server_that_never_answers_times_the_call_out(self, transport: Transport) -> None:

@@ -38,6 +38,8 @@ class TestMemcached(ContractSuite):
     sync_face = Memcache
     server = MEMCACHED
     protocol = MemcacheProtocol
+    quiet_request = Request("set", b"set quiet 0 0 1 noreply\r\nx\r\n", bytes, False, 0)
+    stray_answer = b"STORED\r\n"
     samples = (
         Sample("set", lambda c: c.set("s1", b"one"), True),
         Sample("get", lambda c: c.get("s1"), b"one"),
