@@ -32,8 +32,9 @@ time, or with the right answer, and the client recovers by itself; the server ki
 restarted on its port; a broken protocol (its decoder raising, or returning a malformed
 message), a server that answers a request that expected none (``quiet_request``,
 ``stray_answer``) and one that never answers: a typed error, the connection replaced,
-never a hang or an answer to the wrong call; and the same methods and parameters on both faces. Needs pytest and anyio's
-pytest plugin (``pip install dualio[test]`` brings both); trio's cases need trio.
+never a hang or an answer to the wrong call; and the same methods and parameters on both
+faces. Needs pytest and anyio's pytest plugin (``pip install dualio[test]`` brings both);
+trio's cases need trio.
 
 :func:`figures_main` counts your faces' instructions per call beside your raw floor, with
 callgrind, as dualio's lab counts its own (``python -m
