@@ -379,18 +379,9 @@ class ContractSuite:
         settings.setdefault("timeout", 10.0)
         settings.setdefault("connect_timeout", 5.0)
         settings.setdefault("retry", None)
-        if transport.is_sync:
-            made = await anyio.to_thread.run_sync(
-                functools.partial(self.connect, transport, address, **settings)
-            )
-            client = Client(made, True)
-        else:
-            client = Client(self.connect(transport, address, **settings), False)
-            await client.client.open()
-        try:
+        make = functools.partial(self.connect, transport, address, **settings)
+        async with _opened(transport, make) as client:
             yield client
-        finally:
-            await client.close()
 
     async def _prepared(self, client: Client, count: int) -> None:
         if type(self).prepare is ContractSuite.prepare:
@@ -584,21 +575,13 @@ class ContractSuite:
         """A face of the toolkit's own base class, on ``options`` (no methods but its base's)."""
         settings.setdefault("timeout", 5.0)
         settings.setdefault("retry", RETRY)
-        base_sync = _base(self.sync_face)
         if transport.settings is None:
             kind = "portal" if transport.id == "portal" else "blocking"
-            made = await anyio.to_thread.run_sync(
-                functools.partial(base_sync, options, transport=kind, **settings)
-            )
-            client = Client(made, True)
+            make = functools.partial(_base(self.sync_face), options, transport=kind, **settings)
         else:
-            face = _base(self.async_face)
-            client = Client(face(options, **transport.settings, **settings), False)
-            await client.client.open()
-        try:
+            make = functools.partial(_base(self.async_face), options, **transport.settings, **settings)
+        async with _opened(transport, make) as client:
             yield client
-        finally:
-            await client.close()
 
     def test_both_faces_have_the_same_methods_and_parameters(self) -> None:
         def shape(cls: type) -> dict[str, list[tuple[str, Any, Any]]]:
@@ -612,6 +595,21 @@ class ContractSuite:
         async_shape, sync_shape = shape(self.async_face), shape(self.sync_face)
         assert sorted(async_shape) == sorted(sync_shape)
         assert async_shape == sync_shape
+
+
+@contextlib.asynccontextmanager
+async def _opened(transport: Transport, make: Callable[[], Any]) -> AsyncIterator[Client]:
+    """The client ``make()`` makes, open (the blocking face's made in a worker thread), and
+    closed at the end."""
+    if transport.is_sync:
+        client = Client(await anyio.to_thread.run_sync(make), True)
+    else:
+        client = Client(make(), False)
+        await client.client.open()
+    try:
+        yield client
+    finally:
+        await client.close()
 
 
 def _base(face: type) -> type:

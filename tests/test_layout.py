@@ -129,7 +129,9 @@ def test_check_fails_when_the_source_is_edited_without_regenerating(tmp_path: Pa
 def test_check_fails_on_a_substitution_that_matches_nothing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(unasync, "RULES", [*unasync.RULES, (r"\bAsyncNothing\b", "X")])
+    nothing = (r"\bAsyncNothing\b", "X")
+    monkeypatch.setattr(unasync, "OWN_RULES", [*unasync.OWN_RULES, nothing])
+    monkeypatch.setattr(unasync, "RULES", [*unasync.RULES, nothing])
     assert unasync.main(["--check"]) == 1
     assert "the rule '\\\\bAsyncNothing\\\\b' matched nothing in any source" in capsys.readouterr().err
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from dualio import unasync
 from dualio.unasync import Plan, Substitutions, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RULES: Substitutions = [
+OWN_RULES: Substitutions = [
     # imports: the async face's modules, and what only its code names
-    (r"\bfrom dualio\.toolkit\b", "from dualio_sync.toolkit"),
     (r"\bfrom dualio\.face_calls\b", "from dualio_sync.face_calls"),
     (r"\bfrom dualio\.face_connection\b", "from dualio_sync.face_connection"),
     (r"\bfrom dualio\.service_methods\b", "from dualio_sync.service_methods"),
@@ -36,38 +36,12 @@ RULES: Substitutions = [
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
     (r"^    \"(emulate_async|AwaitableCallback|EventedCallback|AsyncOnly)\",\n", ""),
-    (r"\bAsyncOnly, ", ""),
-    (r"^    AsyncOnly,\n", ""),
     (r"\bimport AsyncGenerator, Awaitable, Callable, Iterable,", "import Callable, Generator, Iterable,"),
     (r"\bimport AsyncGenerator, Awaitable, ", "import "),
     (r"\bfrom typing import (\w+, )*Unpack\n", ""),
-    (r", Unpack\b", ""),
-    # what only the async face takes (AsyncOnly): its constructors' arguments
-    (r"\n +\*\*async_only: Unpack\[AsyncOnly\],", ""),
-    (r" \*\*async_only: Unpack\[AsyncOnly\],", ""),
-    (r", \*\*async_only", ""),
-    (r'\bTransportName = "native"', 'TransportName = "blocking"'),
-    # coroutines and their protocols
-    (r"\bawait (\w+)\.aclose\(\)", r"\1.close()"),
-    (r"\basync for\b", "for"),
-    (r"\basync with\b", "with"),
-    (r"\basync def\b", "def"),
-    (r"\bawait ", ""),
-    (r"\b__aenter__\b", "__enter__"),
-    (r"\b__aexit__\b", "__exit__"),
-    (r"\b__aiter__\b", "__iter__"),
-    (r"\b__anext__\b", "__next__"),
-    (r"\baclose\b", "close"),
-    (r"\bAsyncGenerator\[(.+?), None\]", r"Generator[\1, None, None]"),
-    (r"\bAsyncGenerator\b", "Generator"),
-    (r"\bAsyncIterator\b", "Iterator"),
-    (r"\bAwaitable\[None\]", "None"),
-    (r"\bAwaitable\[T\]", "T"),
     # the faces' names
     (r"\bAsyncCalls\b", "Calls"),
-    (r"\bAsyncDedicated\b", "Dedicated"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
-    (r"\bAsyncFace\b", "Face"),
     (r"\bAsyncServiceMethods\b", "ServiceMethods"),
     (r"\bAsyncRedisCommands\b", "RedisCommands"),
     (r"\bAsyncMethods\b", "Methods"),
@@ -78,6 +52,9 @@ RULES: Substitutions = [
     (r"\bAsyncSubscription\b", "Subscription"),
     (r"\bAsyncClient\b", "Client"),
 ]
+"""What only dualio's own faces need, each rule matching something, before the rules every
+author's face gets (:data:`dualio.unasync.RULES`: the toolkit, ``AsyncOnly``, coroutines)."""
+RULES: Substitutions = OWN_RULES + unasync.RULES
 """The one list of rules that makes the blocking face from the async one: whole words,
 applied in order (multi-line), to every generated file."""
 
@@ -159,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     files = {root / source: root / target for source, (target, _) in FILES.items()}
     docstrings = {root / source: docstring for source, (_, docstring) in FILES.items()}
-    plan = Plan(files, RULES, RULES, lambda path, _: docstrings[path])
+    plan = Plan(files, RULES, OWN_RULES, lambda path, _: docstrings[path])
     return run(plan, check=args.check, root=root)
 
 
