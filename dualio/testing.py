@@ -68,8 +68,7 @@ import pytest
 from dualio.lab.common.fault_proxy import FaultProxy, Toxic
 from dualio.lab.instructions import counter
 from dualio.lab.instructions.counter import Figure
-from dualio.toolkit import ConnectOptions, DualioError, Message, ProtocolError, Request, RetryPolicy
-from dualio_transports.wire.errors import causes
+from dualio.toolkit import ConnectOptions, DualioError, Message, ProtocolError, Request, RetryPolicy, causes
 
 Address = tuple[str, int]
 CALL_TIMEOUT = 2.0

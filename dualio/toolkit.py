@@ -48,6 +48,7 @@ from dualio_transports.wire.errors import (
     RetriesExhausted,
     StreamInterrupted,
     UsageError,
+    causes,
 )
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
@@ -111,6 +112,7 @@ __all__ = [
     "Unset",
     "UsageError",
     "WireProtocol",
+    "causes",
     "check_timeout",
     "may_retry",
     "pick_timeout",

@@ -37,6 +37,7 @@ from dualio_transports.wire.errors import (
     RetriesExhausted,
     StreamInterrupted,
     UsageError,
+    causes,
 )
 from dualio_transports.wire.protocol import (
     HANDSHAKE_DONE,
@@ -99,6 +100,7 @@ __all__ = [
     "Unset",
     "UsageError",
     "WireProtocol",
+    "causes",
     "check_timeout",
     "may_retry",
     "pick_timeout",

@@ -18,8 +18,7 @@ import pytest
 
 from dualio import unasync
 from dualio.testing import ContractSuite, Sample, ServerCommand, ServerProcess
-from dualio.toolkit import DualioError, FrameTooLarge, ProtocolError, Request
-from dualio_transports.wire.errors import causes
+from dualio.toolkit import DualioError, FrameTooLarge, ProtocolError, Request, causes
 from examples.memcached.aio import AsyncMemcache, _value
 from examples.memcached.protocol import Item, MemcacheError, MemcacheProtocol
 from examples.memcached.sync import Memcache
