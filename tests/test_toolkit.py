@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from dualio import unasync
+from dualio.toolkit import DualioError
+from tests.conftest import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = {
@@ -169,3 +171,20 @@ def test_a_bad_config_is_refused_with_the_reason(tmp_path: Path, table: str) -> 
     config = write(tmp_path, "unasync.toml", table)
     with pytest.raises(SystemExit, match=str(config)):
         unasync.main(["--config", str(config)])
+
+
+# -- the core, general --------------------------------------------------------------------------
+
+def test_an_answer_the_server_sends_a_request_that_expected_none_reaches_no_later_call(
+    server: ServerProcess,
+) -> None:
+    from dualio_sync import Client
+    from dualio_transports.dualio_protocol import methods
+
+    answers: list[bytes] = []
+    # v1's server answers every request: its answer to the quiet one is a protocol error ...
+    with Client(*server.address, timeout=5, retry=None) as client, pytest.raises(DualioError):
+        for n in range(20):
+            assert client.request(methods.echo(b"quiet %d" % n, 0.0)._replace(answers=0)) == b""
+            answers.append(client.echo(b"loud %d" % n))
+    assert answers == [b"loud %d" % n for n in range(len(answers))]  # ... and never another call's answer

@@ -313,9 +313,14 @@ class CallTable(Generic[W]):
     ) -> tuple[CallState[W], bytes]:
         """:meth:`start` of a request answered by several messages in order, or by none:
         one that expects no answer is done as it starts (its result ``b""``), takes no
-        place in the order and keeps no key (the next call may have it)."""
+        place in the order and holds no key; its key is not handed out again before the
+        keys wrap around, so an answer a server sends it anyway finds no call."""
         if answers == 0 and kind is _UNARY:
-            rid = self._next_id if self._next_id not in self.live else self._new_id()
+            rid = self._next_id
+            if rid < self._max_key and rid not in self.live:
+                self._next_id = rid + 1
+            else:
+                rid = self._new_id()
             state: CallState[W] = CallState(rid, kind, method, until)
             state.due = 0
             state.done = True
