@@ -386,3 +386,24 @@ async def test_a_request_queued_behind_a_stuck_writer_is_taken_back_at_its_deadl
                         await client.echo(b"queued", timeout=0.4)
                     tasks.cancel_scope.cancel()
     assert caught.value.request_id is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_a_call_whose_time_is_up_before_its_request_leaves_keeps_the_connection(
+    server: ServerProcess,
+) -> None:
+    """On trio over plain TCP a lone call writes on the socket itself; one whose deadline
+    has passed by then times out with nothing sent, and the connection stays (a timeout is
+    an OSError too, and was once taken for the socket's failure)."""
+    async with AsyncClient(*server.address, timeout=5) as client:
+        first = client._conn
+        outcomes = set()
+        for _ in range(200):
+            try:
+                await client.echo(b"x", timeout=1e-9)
+                outcomes.add("answered")
+            except DualioTimeout as exc:
+                outcomes.add(type(exc).__name__)
+        assert client._conn is first and first is not None and not first.closed, outcomes
+        assert await client.echo(b"after") == b"after"

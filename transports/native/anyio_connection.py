@@ -399,6 +399,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
         if self._send_now is not None and not self._writing and self._table.in_flight <= 1:
             try:
                 write = self._write_now(ticket, until)
+            except DualioError:  # its time is up before anything left (a DualioTimeout is an OSError)
+                raise
             except OSError as exc:
                 raise await self._teardown(failures.broken(exc))  # noqa: B904  (its cause is set)
             if write is None:
