@@ -84,7 +84,7 @@ def test_what_the_transports_ask_of_a_command_is_the_spec_s_word() -> None:
     assert command_spec.HELD_WITH_BLOCK == {"XREAD": 1, "XREADGROUP": 4}
     assert "GET" in command_spec.RETRIED and "INCR" not in command_spec.RETRIED
     assert "DEL" in command_spec.RETRIED  # RM: removed whole, so the same twice
-    assert command_spec.KEY_SPECS["MSET"] == (("index", 1, "range", -1, 2, 0),)
+    assert command_spec.KEY_SPECS["MSET"] == (("index", 1, 0, "range", -1, 2, 0),)
 
 
 def test_the_generated_files_are_what_the_spec_makes(capsys: pytest.CaptureFixture[str]) -> None:

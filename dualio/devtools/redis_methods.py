@@ -764,17 +764,18 @@ def command_spec_file(spec: dict[str, Any]) -> str:
         "})",
         '"""Commands that may be sent again after a lost connection: read-only, or every key',
         'they name overwritten or removed whole."""',
-        "KEY_SPECS: dict[str, tuple[tuple[str, int | str, str, int, int, int], ...]] = {",
+        "KEY_SPECS: dict[str, tuple[tuple[str, int | str, int, str, int, int, int], ...]] = {",
         *[line for name, value in sorted(keys.items()) for line in _key_lines(name, value)],
         "}",
-        '"""Where a command\'s keys are: (``index`` and the position, or ``keyword`` and the word',
-        "to look for, from which ``find_keys`` starts; ``range`` with last key, step, limit, or",
-        '``keynum`` with where the count is, where the first key is, step)."""',
+        '"""Where a command\'s keys are: (``index`` and the position, or ``keyword``, the word',
+        "to look for and where the search starts (from the end if negative), after which",
+        "``find_keys`` starts; ``range`` with last key, step, limit, or ``keynum`` with where",
+        'the count is, where the first key is, step)."""',
     ]
     return "\n".join(lines) + "\n"
 
 
-def _key_lines(name: str, specs: tuple[tuple[str, int | str, str, int, int, int], ...]) -> list[str]:
+def _key_lines(name: str, specs: tuple[tuple[str, int | str, int, str, int, int, int], ...]) -> list[str]:
     items = [_spec_text(spec) for spec in specs]
     line = f"    {q(name)}: ({', '.join(items)}{',' if len(items) == 1 else ''}),"
     if len(line) <= 110:
@@ -782,7 +783,7 @@ def _key_lines(name: str, specs: tuple[tuple[str, int | str, str, int, int, int]
     return [f"    {q(name)}: (", *(f"        {item}," for item in items), "    ),"]
 
 
-def _spec_text(spec: tuple[str, int | str, str, int, int, int]) -> str:
+def _spec_text(spec: tuple[str, int | str, int, str, int, int, int]) -> str:
     return "(" + ", ".join(q(part) if isinstance(part, str) else str(part) for part in spec) + ")"
 
 
@@ -800,14 +801,14 @@ def _options_from(spec: dict[str, Any]) -> int:
     return position
 
 
-def _key_spec(key: dict[str, Any]) -> tuple[str, int | str, str, int, int, int]:
+def _key_spec(key: dict[str, Any]) -> tuple[str, int | str, int, str, int, int, int]:
     begin, find = key["begin_search"], key["find_keys"]
     if "index" in begin:
-        start: tuple[str, int | str] = ("index", begin["index"]["pos"])
+        start: tuple[str, int | str, int] = ("index", begin["index"]["pos"], 0)
     elif "keyword" in begin:
-        start = ("keyword", begin["keyword"]["keyword"])
+        start = ("keyword", begin["keyword"]["keyword"], begin["keyword"]["startfrom"])
     else:
-        start = ("unknown", 0)
+        start = ("unknown", 0, 0)
     if "range" in find:
         r = find["range"]
         return (*start, "range", r["lastkey"], r["step"], r["limit"])
