@@ -10,11 +10,15 @@ generates from the async one. docs/extending.md walks through a whole client.
 - the face: :class:`AsyncFace` (subclass it: its constructor takes
   :class:`ConnectOptions`; :meth:`~AsyncFace.request`, :meth:`~AsyncFace.stream`,
   :meth:`~AsyncFace.ping`, :meth:`~AsyncFace.dedicated` are what your methods call);
+- ``Lock`` and ``sleep`` on the face's own terms (anyio's here; threading's and time's on
+  the blocking face);
 - the errors every face raises, the settings' types, the retry policy's series, checks
   of timeouts, URL helpers (:class:`FromUrl`), and telemetry's :class:`Conventions`.
 
 Every other module of dualio (``dualio_transports`` and the faces' own) is private.
 """
+
+from anyio import Lock, sleep
 
 from dualio.face_calls import AsyncDedicated
 from dualio.face_connection import AsyncFace, AsyncOnly, TransportName
@@ -94,6 +98,7 @@ __all__ = [
     "FromUrl",
     "HandshakeDone",
     "InOrderProtocol",
+    "Lock",
     "Matching",
     "Message",
     "OutcomeUnknown",
@@ -118,5 +123,6 @@ __all__ = [
     "pick_timeout",
     "query_items",
     "seconds",
+    "sleep",
     "split_url",
 ]

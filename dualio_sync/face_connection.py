@@ -99,6 +99,11 @@ class Face(Calls):
 
     # -- lifetime ---------------------------------------------------------------
 
+    def open(self) -> Self:
+        """Nothing to do: a blocking face connects as it is made (``lazy=True``: by its first
+        call). There so that code written for both faces reads the same."""
+        return self
+
     @property
     def closed(self) -> bool:
         """True once closed, or when the connection has failed for good (it would not

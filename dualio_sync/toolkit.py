@@ -5,6 +5,9 @@ GENERATED from dualio/toolkit.py by dualio/devtools/unasync.py: do not edit.
 Edit the source, then run ``python -m dualio.devtools.unasync``.
 """
 
+from threading import Lock
+from time import sleep
+
 from dualio_sync.face_calls import Dedicated
 from dualio_sync.face_connection import Face, TransportName
 from dualio_transports.policy.connect_options import ConnectOptions
@@ -82,6 +85,7 @@ __all__ = [
     "FromUrl",
     "HandshakeDone",
     "InOrderProtocol",
+    "Lock",
     "Matching",
     "Message",
     "OutcomeUnknown",
@@ -106,5 +110,6 @@ __all__ = [
     "pick_timeout",
     "query_items",
     "seconds",
+    "sleep",
     "split_url",
 ]

@@ -33,12 +33,13 @@ OWN_RULES: Substitutions = [
     (r"\bfrom dualio\.redis\.lock\b", "from dualio_sync.redis.lock"),
     (r"\bfrom dualio\.redis\.method_support\b", "from dualio_sync.redis.method_support"),
     (r"\bfrom dualio\.redis\.client\b", "from dualio_sync.redis.client"),
+    (r"\bfrom dualio\.redis\.cluster\b", "from dualio_sync.redis.cluster"),
+    (r"^from anyio import Lock, sleep\n", "from threading import Lock\nfrom time import sleep\n"),
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
     (r"^    \"(emulate_async|AwaitableCallback|EventedCallback|AsyncOnly)\",\n", ""),
     (r"\bimport AsyncGenerator, Awaitable, Callable, Iterable,", "import Callable, Generator, Iterable,"),
     (r"\bimport AsyncGenerator, Awaitable, ", "import "),
-    (r"\bfrom typing import (\w+, )*Unpack\n", ""),
     # the faces' names
     (r"\bAsyncCalls\b", "Calls"),
     (r"\bAsyncTransport\b", "BlockingTransport"),
@@ -110,6 +111,11 @@ FILES: dict[str, tuple[str, str]] = {
         "dualio_sync/redis/lock.py",
         _docstring('A lock on one Redis server, blocking face: ``with r.lock("report", lease=10):``.',
                    "dualio/redis/lock.py"),
+    ),
+    "dualio/redis/cluster.py": (
+        "dualio_sync/redis/cluster.py",
+        _docstring('Redis Cluster, blocking face: ``with RedisCluster("127.0.0.1", 7000) as rc: '
+                   'rc.set("k", "v")``.', "dualio/redis/cluster.py"),
     ),
     "dualio/redis/client.py": (
         "dualio_sync/redis/client.py",

@@ -1,6 +1,7 @@
 """dualio's async Redis face: ``from dualio.redis import Redis`` (docs/redis.md)."""
 
 from dualio.redis.client import Redis
+from dualio.redis.cluster import RedisCluster
 from dualio_transports.redis_protocol.errors import (
     AskError,
     BusyError,
@@ -37,6 +38,7 @@ __all__ = [
     "NoScriptError",
     "ReadOnlyError",
     "Redis",
+    "RedisCluster",
     "RedisError",
     "TryAgainError",
     "WatchError",

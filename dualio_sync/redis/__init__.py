@@ -5,6 +5,7 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 """
 
 from dualio_sync.redis.client import Redis
+from dualio_sync.redis.cluster import RedisCluster
 from dualio_transports.redis_protocol.errors import (
     AskError,
     BusyError,
@@ -41,6 +42,7 @@ __all__ = [
     "NoScriptError",
     "ReadOnlyError",
     "Redis",
+    "RedisCluster",
     "RedisError",
     "TryAgainError",
     "WatchError",

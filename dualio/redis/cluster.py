@@ -1,0 +1,356 @@
+"""Redis Cluster, async face: ``async with RedisCluster("127.0.0.1", 7000) as rc: await rc.set("k", "v")``.
+
+Every command method of :class:`~dualio.redis.Redis`, each routed by its keys' hash slot
+(:mod:`dualio_transports.redis_protocol.slots`, from Redis's key specs) to the primary
+that serves the slot, over one ``Redis`` client per node: one multiplexed connection each,
+its commands pipelined. The slot map is read from CLUSTER SHARDS (CLUSTER SLOTS on a server
+before 7.0) of any node known, when the first command needs it and again when a node fails;
+one read at a time, every waiting call sharing it. Within the call's deadline:
+
+- MOVED points the slot at the node named, and the command goes there;
+- ASK sends ASKING and the command together to the node named, this once, the map unchanged;
+- TRYAGAIN waits and sends again; CLUSTERDOWN (a slot no primary serves now, as while a
+  replica is promoted), a node that cannot be reached and one whose connection broke wait,
+  have the map read again, and send again if the command never left or is safe to repeat;
+  waits follow ``retry`` (its backoff, its budget) within the call's deadline. A write that
+  may have run raises :class:`~dualio.OutcomeUnknown`, as on one node.
+
+Redirections are bounded (``max_redirects``, then the last one is raised). A command with no
+key goes to one primary; one whose keys are in different slots is refused before anything
+is sent (:class:`~dualio.UsageError` naming the slots), and so is one whose answer is every
+primary's (KEYS, SCAN, DBSIZE, FLUSHALL, SCRIPT LOAD, ...: ask each of ``nodes`` with a
+``Redis`` of its own). Not offered yet: batches, transactions and WATCH, subscriptions, scan
+iterators, client-side caching and reads from replicas (each a UsageError).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, Self, Unpack
+
+from dualio.redis.client import Redis
+from dualio.redis.commands import AsyncRedisCommands
+from dualio.redis.method_support import Arg, S, T, Timeout
+from dualio.toolkit import (
+    DEFAULT_RETRY,
+    UNSET,
+    AsyncOnly,
+    ClosedError,
+    ConnectError,
+    ConnectionLost,
+    DualioError,
+    Lock,
+    Request,
+    RetryPolicy,
+    Series,
+    TransportName,
+    UsageError,
+    pick_timeout,
+    sleep,
+)
+from dualio_transports.redis_protocol.errors import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    RedisError,
+    TryAgainError,
+    redis_error,
+)
+from dualio_transports.redis_protocol.resp import encode_command, parse
+from dualio_transports.redis_protocol.slots import SLOTS, command_keys, key_slot
+
+Address = tuple[str, int]
+MAX_REDIRECTS = 5
+_ASKING = encode_command("ASKING")
+_FRESH = 0.1  # a slot map read this recently is not read again for another caller
+EVERY_NODE = frozenset({
+    "KEYS", "SCAN", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
+    "SCRIPT FLUSH", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH", "FUNCTION RESTORE",
+})
+"""Commands whose answer is every primary's (Redis's ALL_SHARDS request policy): refused,
+since one node's answer would look like the cluster's."""
+
+
+class RedisCluster(AsyncRedisCommands[S]):
+    """A client of a Redis Cluster (see the module): ``host`` and ``port`` name one node,
+    ``startup_nodes`` more, any of which gives the slot map. ``password``, ``username``,
+    ``timeout`` (each command's, redirections and map reads included), ``connect_timeout``,
+    ``decode_responses`` and ``transport`` mean what they mean on ``Redis``; ``retry`` is
+    each command's series of tries across nodes."""
+
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 6379, *, startup_nodes: Sequence[Address] = (),
+        password: str | None = None, username: str | None = None, timeout: float | None = 30.0,
+        connect_timeout: float | None = 10.0, retry: RetryPolicy | None = DEFAULT_RETRY,
+        decode_responses: bool = False, max_redirects: int = MAX_REDIRECTS,
+        transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
+    ) -> None:
+        if isinstance(max_redirects, bool) or not isinstance(max_redirects, int) or max_redirects < 0:
+            raise ValueError(f"max_redirects must be an int of 0 or more, not {max_redirects!r}")
+        self._settings: dict[str, Any] = {
+            "password": password, "username": username, "timeout": timeout,
+            "connect_timeout": connect_timeout, "decode_responses": decode_responses,
+            "transport": transport, "retry": None, "lazy": True, **async_only,
+        }
+        self._seeds: list[Address] = [(host, port), *((str(h), int(p)) for h, p in startup_nodes)]
+        Redis(host, port, **self._settings)  # every setting checked now, as Redis checks it
+        self._setup_commands(decode_responses)
+        self.timeout = timeout
+        self.retry = retry
+        self.max_redirects = max_redirects
+        self._nodes: dict[Address, Redis[Any]] = {}
+        self._slots: list[Address | None] = [None] * SLOTS
+        self._mapped = False
+        self._read_at = -1.0  # when the map was last read
+        self._reading = Lock()
+        self._making = Lock()
+        self._closed = False
+
+    # -- lifetime ---------------------------------------------------------------------
+
+    async def open(self) -> Self:
+        """Read the slot map now (else the first command does)."""
+        self._check_open()
+        await self._refresh(_until(self.timeout), force=True)
+        return self
+
+    async def __aenter__(self) -> Self:
+        return await self.open()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every node's connection. Idempotent."""
+        self._closed = True
+        nodes, self._nodes = list(self._nodes.values()), {}
+        for node in nodes:
+            await node.aclose()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def nodes(self) -> list[Address]:
+        """The primaries the slot map names, by address."""
+        return sorted({address for address in self._slots if address is not None})
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError("the cluster client is closed")
+
+    # -- routing ----------------------------------------------------------------------
+
+    async def request(self, request: Request[T], timeout: Timeout = UNSET, held: bool = False) -> T:
+        """``request`` on the primary of its keys' slot (see the module)."""
+        self._check_open()
+        until = _until(pick_timeout(timeout, self.timeout))
+        slot = _slot_of(request.args)
+        if not self._mapped:
+            await self._refresh(until)
+        redirects = 0
+        series: Series | None = None
+        asked: Address | None = None
+        while True:
+            try:
+                node = await self._node(asked or self._primary(slot))
+                if asked is not None:
+                    return await node.request(_asking(request), _left(until), held)
+                return await node.request(request, _left(until), held)
+            except (MovedError, AskError) as exc:
+                redirects += 1
+                if redirects > self.max_redirects:
+                    raise
+                moved_to = _redirected(exc)
+                if isinstance(exc, MovedError):
+                    self._slots[_redirected_slot(exc)] = moved_to
+                    asked = None
+                else:
+                    asked = moved_to
+            except (TryAgainError, ClusterDownError, ConnectError, ClosedError) as exc:
+                # a slot moving or unserved, a node gone or its connection broken: wait as the
+                # retry policy says, read the map again, and send again if that is safe
+                if self.retry is None or (isinstance(exc, ConnectionLost) and not request.idempotent):
+                    raise
+                series = series or self.retry.series()
+                await sleep(series.next_delay(exc, until))  # RetriesExhausted once it is over
+                if not isinstance(exc, TryAgainError):
+                    await self._refresh(until)
+                asked = None
+
+    def _primary(self, slot: int | None) -> Address:
+        if slot is None:
+            known = self.nodes
+            if not known:
+                raise ClosedError("no node of the cluster is known to serve any slot")
+            return known[0]
+        address = self._slots[slot]
+        if address is None:
+            raise ClusterDownError(f"CLUSTERDOWN no primary of the cluster serves slot {slot} now")
+        return address
+
+    async def _node(self, address: Address) -> Redis[Any]:
+        """The client of the node at ``address``, made (and opened) if it is new or failed."""
+        node = self._nodes.get(address)
+        if node is not None and not node.closed:
+            return node
+        async with self._making:  # threads of the blocking face make a node's client once
+            node = self._nodes.get(address)
+            if node is None or node.closed:
+                if node is not None:
+                    await node.aclose()
+                node = self._nodes[address] = Redis(*address, **self._settings)
+                await node.open()
+        return node
+
+    async def _refresh(self, until: float, force: bool = False) -> None:
+        """Read the slot map from the first node that answers; one read at a time, and a
+        map read less than ``_FRESH`` ago is taken as it is by the callers that waited."""
+        asked_at = time.monotonic()
+        async with self._reading:
+            if not force and self._read_at >= asked_at - _FRESH and self._mapped:
+                return
+            failures: list[str] = []
+            for address in [*self.nodes, *(seed for seed in self._seeds if seed not in self.nodes)]:
+                try:
+                    node = await self._node(address)
+                    slots = await _slot_map(node, _left(until))
+                except (DualioError, ValueError) as exc:
+                    failures.append(f"{address[0]}:{address[1]}: {exc}")
+                    continue
+                self._slots = slots
+                self._mapped = True
+                self._read_at = time.monotonic()
+                return
+            raise ConnectError(f"no node of the cluster gave its slot map: {'; '.join(failures)}")
+
+    # -- what is not offered yet --------------------------------------------------------
+
+    def pipeline(self, *commands: Sequence[Arg], **options: Any) -> Any:
+        raise UsageError("a pipeline across a cluster's nodes is not offered yet")
+
+    def transaction(self, *commands: Any, **options: Any) -> Any:
+        raise UsageError("a transaction on a cluster is not offered yet")
+
+    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> Any:
+        raise UsageError("WATCH on a cluster is not offered yet")
+
+    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Any:
+        raise UsageError("subscribing on a cluster is not offered yet")
+
+    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Any:
+        raise UsageError("subscribing on a cluster is not offered yet")
+
+    def scan_iter(self, *args: Any, **options: Any) -> Any:
+        raise UsageError("SCAN runs on every primary: a cluster's scan iterators are not offered yet")
+
+    hscan_iter = sscan_iter = zscan_iter = lock = register_script = scan_iter
+
+    def dedicated(self, timeout: Timeout = UNSET) -> Any:
+        raise UsageError("a dedicated connection on a cluster is not offered yet")
+
+    def has_pending_input(self) -> bool:
+        return True
+
+    async def ping(self, *, timeout: Timeout = UNSET) -> float:
+        """Round-trip time of a PING to one primary, in seconds."""
+        started = time.perf_counter()
+        await self.request(Request("PING", encode_command("PING"), self._value, True), timeout)
+        return time.perf_counter() - started
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {len(self.nodes)} primaries {'closed' if self._closed else 'open'}>"
+
+
+# -- pieces -------------------------------------------------------------------------------------
+
+def _until(seconds: float | None) -> float:
+    return float("inf") if seconds is None else time.monotonic() + seconds
+
+
+def _left(until: float) -> float | None:
+    """Seconds until ``until`` (None: no limit), at least a little, so a call at its very
+    end times out in the node's own way."""
+    if until == float("inf"):
+        return None
+    return max(until - time.monotonic(), 1e-6)
+
+
+def _slot_of(args: bytes) -> int | None:
+    """The slot of a command's keys (None: it has none); a UsageError for keys in several."""
+    argv = parse(args)
+    if not isinstance(argv, list) or not argv:
+        return None
+    words = [part if isinstance(part, bytes) else str(part).encode() for part in argv]
+    name = words[0].decode(errors="replace").upper()
+    container = f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
+    if name in EVERY_NODE or container in EVERY_NODE:
+        raise UsageError(f"{name} answers for every primary, and a cluster client sends it to one: ask each "
+                         "of the client's nodes with a Redis of its own")
+    keys = command_keys(words)
+    slots = {key_slot(key) for key in keys}
+    if len(slots) > 1:
+        raise UsageError(f"the keys of {argv[0]!r} are in different slots ({sorted(slots)}): a cluster "
+                         "runs a command on one node; give them one hash tag, as {user1}:a and {user1}:b")
+    return slots.pop() if slots else None
+
+
+def _redirected(error: RedisError) -> Address:
+    """The node a MOVED or ASK names: ``MOVED <slot> <host>:<port>``."""
+    host, _, port = error.message.split(" ")[-1].rpartition(":")
+    return host, int(port)
+
+
+def _redirected_slot(error: RedisError) -> int:
+    return int(error.message.split(" ")[0])
+
+
+def _asking(request: Request[T]) -> Request[T]:
+    """ASKING and ``request`` in one write, their two replies read as the second's."""
+    def decode(joined: bytes) -> T:
+        reply = joined[joined.index(b"\r\n") + 2 :]  # after ASKING's +OK
+        if reply[:1] == b"-":
+            raise redis_error(reply[1:].rstrip(b"\r\n").decode(errors="replace"))
+        return request.decode(reply)
+
+    return Request(request.method, _ASKING + request.args, decode, request.idempotent, 2)
+
+
+async def _slot_map(node: Redis[Any], timeout: float | None) -> list[Address | None]:
+    """The primary of every slot, from CLUSTER SHARDS (CLUSTER SLOTS before Redis 7)."""
+    slots: list[Address | None] = [None] * SLOTS
+    try:
+        shards = await node.execute("CLUSTER", "SHARDS", timeout=timeout)
+    except RedisError:
+        for start, end, primary, *_ in await node.execute("CLUSTER", "SLOTS", timeout=timeout):
+            first, last = int(start), int(end)
+            slots[first : last + 1] = [_address(primary[0], primary[1])] * (last - first + 1)
+        return slots
+    for shard in shards:
+        fields = {_text(k): v for k, v in shard.items()}
+        nodes = [{_text(k): v for k, v in n.items()} for n in fields["nodes"]]
+        primaries = [
+            n for n in nodes if _text(n.get("role")) == "master" and _text(n.get("health")) != "fail"
+        ]
+        if not primaries:
+            continue
+        primary = primaries[0]
+        address = _address(primary.get("ip") or primary.get("endpoint"), primary.get("port"))
+        ranges = fields["slots"]
+        for start, end in zip(ranges[::2], ranges[1::2], strict=True):
+            slots[int(start) : int(end) + 1] = [address] * (int(end) - int(start) + 1)
+    return slots
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _address(host: Any, port: Any) -> Address:
+    return _text(host), int(port)
+

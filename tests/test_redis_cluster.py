@@ -1,0 +1,164 @@
+"""The cluster faces against a real six-node Redis Cluster (tests/redis_cluster.py): every
+command routed to its keys' slot, hash tags, keys across slots refused before anything is
+sent, MOVED after a slot moves, ASK while one moves, and a primary killed (its replica
+promoted), on the blocking face and the async face's transports."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from dualio import DualioError, UsageError
+from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
+from dualio_sync.redis import Redis, RedisCluster
+from dualio_transports.redis_protocol.slots import key_slot
+from tests.redis_cluster import Cluster, _start, redis_cluster
+
+__all__ = ["redis_cluster"]  # a fixture, used by name
+
+pytestmark = pytest.mark.timeout(120)
+ASYNC = [
+    pytest.param("asyncio", "native", id="native-asyncio"),
+    pytest.param("asyncio", "anyio", id="anyio-asyncio"),
+    pytest.param("trio", "native", id="native-trio"),
+    pytest.param("asyncio", "emulated", id="pool-asyncio"),
+]
+
+
+def keys_of_every_primary(count: int = 60) -> list[str]:
+    return [f"key:{n}" for n in range(count)]
+
+
+def test_every_command_reaches_the_node_of_its_slot(redis_cluster: Cluster) -> None:
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        names = keys_of_every_primary()
+        for name in names:
+            assert rc.set(name, name)
+        assert [rc.get(name) for name in names] == [name.encode() for name in names]
+        assert len(rc.nodes) == 3
+        assert len({key_slot(n.encode()) for n in names}) > 30
+        assert rc.incr("counter:{a}") >= 1
+        assert rc.mset({"{user1}:a": "1", "{user1}:b": "2"})  # one hash tag: one slot
+        assert rc.mget("{user1}:a", "{user1}:b") == [b"1", b"2"]
+        assert rc.ping() > 0
+    for server in redis_cluster.primaries():  # each key is on the primary of its slot, and only there
+        with Redis(*server.address, timeout=5) as node:
+            here = int(node.execute("CLUSTER", "COUNTKEYSINSLOT", key_slot(b"key:0")))
+            assert here == (1 if server is redis_cluster.owner(key_slot(b"key:0")) else 0)
+
+
+def test_keys_in_different_slots_are_refused_before_anything_is_sent(redis_cluster: Cluster) -> None:
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        with pytest.raises(UsageError, match="different slots"):
+            rc.mset({"a": "1", "b": "2"})
+        with pytest.raises(UsageError, match="not offered yet"):
+            rc.pipeline(("GET", "a"))
+        assert rc.get("a:untouched:{x}") is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("anyio_backend", "transport"), ASYNC)
+async def test_the_async_face_routes_concurrent_calls(redis_cluster: Cluster, transport: str) -> None:
+    async with AsyncRedisCluster(*redis_cluster.seed, timeout=10, transport=transport) as rc:
+        names = keys_of_every_primary(100)
+        for name in names:
+            await rc.set(name, f"v-{name}")
+        got: dict[str, Any] = {}
+
+        async def get(name: str) -> None:
+            got[name] = await rc.get(name)
+
+        async with anyio.create_task_group() as tasks:
+            for name in names * 3:
+                tasks.start_soon(get, name)
+        assert got == {name: f"v-{name}".encode() for name in names}
+
+
+def _move(cluster: Cluster, slot: int, to: Any) -> None:
+    """Point ``slot`` at the primary ``to`` on every primary (the slot holds no key)."""
+    target = cluster.node_id(to)
+    for server in cluster.primaries():
+        with Redis(*server.address, timeout=5) as node:
+            node.execute("CLUSTER", "SETSLOT", slot, "NODE", target)
+
+
+def _empty_slot_key(cluster: Cluster) -> tuple[str, int]:
+    rng = random.Random()
+    while True:
+        name = f"moving:{rng.randrange(10**9)}"
+        slot = key_slot(name.encode())
+        owner = cluster.owner(slot)
+        with Redis(*owner.address, timeout=5) as node:
+            if int(node.execute("CLUSTER", "COUNTKEYSINSLOT", slot)) == 0:
+                return name, slot
+
+
+def test_moved_points_the_slot_at_its_new_node(redis_cluster: Cluster) -> None:
+    name, slot = _empty_slot_key(redis_cluster)
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        assert rc.get(name) is None  # the map is read
+        before = redis_cluster.owner(slot)
+        after = next(s for s in redis_cluster.primaries() if s is not before)
+        _move(redis_cluster, slot, after)
+        try:
+            assert rc.set(name, "here")  # MOVED, then sent to the new node
+            with Redis(*after.address, timeout=5) as node:
+                assert node.get(name) == b"here"
+            assert rc.nodes and rc._slots[slot] == after.address
+        finally:
+            rc.delete(name)
+            _move(redis_cluster, slot, before)
+
+
+def test_ask_sends_the_command_once_to_the_importing_node(redis_cluster: Cluster) -> None:
+    name, slot = _empty_slot_key(redis_cluster)
+    source = redis_cluster.owner(slot)
+    target = next(s for s in redis_cluster.primaries() if s is not source)
+    source_id, target_id = redis_cluster.node_id(source), redis_cluster.node_id(target)
+    with Redis(*target.address, timeout=5) as t, Redis(*source.address, timeout=5) as s:
+        t.execute("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+        s.execute("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+    try:
+        with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+            assert rc.set(name, "asked")  # not on the source: ASK, then ASKING + SET on the target
+            assert rc.get(name) == b"asked"
+            assert rc._slots[slot] == source.address  # the map unchanged
+        with Redis(*target.address, timeout=5) as t:
+            t.execute("ASKING")
+            assert t.get(name) == b"asked"
+    finally:
+        _move(redis_cluster, slot, target)
+        with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+            rc.delete(name)
+        _move(redis_cluster, slot, source)
+
+
+@pytest.fixture
+def own_cluster() -> Iterator[Cluster]:
+    yield from _start()
+
+
+def test_a_killed_primary_s_slots_are_served_again_by_its_replica(own_cluster: Cluster) -> None:
+    with RedisCluster(*own_cluster.seed, timeout=10) as rc:
+        names = keys_of_every_primary()
+        for name in names:
+            rc.set(name, name)
+        victim = own_cluster.owner(key_slot(names[0].encode()))
+        victim.process.kill()
+        victim.process.wait(10)
+        started = time.monotonic()
+        assert rc.get(names[0]) == names[0].encode()  # waits out the promotion, within its timeout
+        waited = time.monotonic() - started
+        assert [rc.get(name) for name in names] == [name.encode() for name in names]
+        assert victim.address not in rc.nodes and waited < 10
+
+
+def test_unreachable_seeds_are_a_typed_error_naming_them() -> None:
+    with pytest.raises(DualioError, match=r"127\.0\.0\.1:1\b") as failed:
+        RedisCluster("127.0.0.1", 1, startup_nodes=[("127.0.0.1", 2)], timeout=3, connect_timeout=1).open()
+    assert "127.0.0.1:2" in str(failed.value)
