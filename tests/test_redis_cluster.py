@@ -162,3 +162,18 @@ def test_unreachable_seeds_are_a_typed_error_naming_them() -> None:
     with pytest.raises(DualioError, match=r"127\.0\.0\.1:1\b") as failed:
         RedisCluster("127.0.0.1", 1, startup_nodes=[("127.0.0.1", 2)], timeout=3, connect_timeout=1).open()
     assert "127.0.0.1:2" in str(failed.value)
+
+
+def test_locks_scripts_and_key_scans_run_on_their_key_s_node(redis_cluster: Cluster) -> None:
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        with rc.lock("lock:{report}", lease=5):
+            assert rc.exists("lock:{report}") == 1
+        double = rc.register_script("return tonumber(ARGV[1]) * 2")
+        assert double(keys=["script:{k}"], args=[21]) == 42
+        rc.hset("scanned:{h}", mapping={f"f{n}": n for n in range(30)})
+        fields = sorted(field for field, _ in rc.hscan_iter("scanned:{h}"))
+        assert fields == sorted(f"f{n}".encode() for n in range(30))
+        with pytest.raises(UsageError, match="every primary"):
+            list(rc.scan_iter())
+        with pytest.raises(UsageError, match="every primary"):
+            rc.dbsize()

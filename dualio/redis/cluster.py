@@ -19,8 +19,8 @@ Redirections are bounded (``max_redirects``, then the last one is raised). A com
 key goes to one primary; one whose keys are in different slots is refused before anything
 is sent (:class:`~dualio.UsageError` naming the slots), and so is one whose answer is every
 primary's (KEYS, SCAN, DBSIZE, FLUSHALL, SCRIPT LOAD, ...: ask each of ``nodes`` with a
-``Redis`` of its own). Not offered yet: batches, transactions and WATCH, subscriptions, scan
-iterators, client-side caching and reads from replicas (each a UsageError).
+``Redis`` of its own; ``scan_iter`` so too). Not offered yet: batches, transactions and
+WATCH, subscriptions, client-side caching and reads from replicas (each a UsageError).
 """
 
 from __future__ import annotations
@@ -245,11 +245,6 @@ class RedisCluster(AsyncRedisCommands[S]):
 
     def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Any:
         raise UsageError("subscribing on a cluster is not offered yet")
-
-    def scan_iter(self, *args: Any, **options: Any) -> Any:
-        raise UsageError("SCAN runs on every primary: a cluster's scan iterators are not offered yet")
-
-    hscan_iter = sscan_iter = zscan_iter = lock = register_script = scan_iter
 
     def dedicated(self, timeout: Timeout = UNSET) -> Any:
         raise UsageError("a dedicated connection on a cluster is not offered yet")

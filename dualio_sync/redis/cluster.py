@@ -226,11 +226,6 @@ class RedisCluster(RedisCommands[S]):
     def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Any:
         raise UsageError("subscribing on a cluster is not offered yet")
 
-    def scan_iter(self, *args: Any, **options: Any) -> Any:
-        raise UsageError("SCAN runs on every primary: a cluster's scan iterators are not offered yet")
-
-    hscan_iter = sscan_iter = zscan_iter = lock = register_script = scan_iter
-
     def dedicated(self, timeout: Timeout = UNSET) -> Any:
         raise UsageError("a dedicated connection on a cluster is not offered yet")
 
