@@ -138,6 +138,22 @@ def test_ask_sends_the_command_once_to_the_importing_node(redis_cluster: Cluster
         _move(redis_cluster, slot, source)
 
 
+def _replicated(primary: Any) -> None:
+    """Until ``primary``'s replica has all it wrote (replication is asynchronous: a primary
+    killed before would take its last writes with it, as Redis Cluster does)."""
+    until = time.monotonic() + 20
+    with Redis(*primary.address, timeout=5, decode_responses=True) as node:
+        while True:
+            info = dict(
+                line.split(":", 1) for line in node.execute("INFO", "replication").splitlines() if ":" in line
+            )
+            offset = info.get("slave0", "").partition("offset=")[2].split(",")[0]
+            if offset and int(offset) >= int(info["master_repl_offset"]):
+                return
+            assert time.monotonic() < until, f"the replica did not catch up: {info}"
+            time.sleep(0.05)
+
+
 @pytest.fixture
 def own_cluster() -> Iterator[Cluster]:
     yield from _start()
@@ -149,6 +165,7 @@ def test_a_killed_primary_s_slots_are_served_again_by_its_replica(own_cluster: C
         for name in names:
             rc.set(name, name)
         victim = own_cluster.owner(key_slot(names[0].encode()))
+        _replicated(victim)
         victim.process.kill()
         victim.process.wait(10)
         started = time.monotonic()
