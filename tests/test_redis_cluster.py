@@ -56,8 +56,10 @@ def test_keys_in_different_slots_are_refused_before_anything_is_sent(redis_clust
     with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
         with pytest.raises(UsageError, match="different slots"):
             rc.mset({"a": "1", "b": "2"})
+        with pytest.raises(UsageError, match="one slot"):
+            rc.transaction(("SET", "a", 1), ("SET", "b", 2))
         with pytest.raises(UsageError, match="not offered yet"):
-            rc.pipeline(("GET", "a"))
+            rc.subscribe("news")
         assert rc.get("a:untouched:{x}") is None
 
 
@@ -194,3 +196,30 @@ def test_locks_scripts_and_key_scans_run_on_their_key_s_node(redis_cluster: Clus
             list(rc.scan_iter())
         with pytest.raises(UsageError, match="every primary"):
             rc.dbsize()
+
+
+def test_a_pipeline_is_split_by_node_and_answered_in_order(redis_cluster: Cluster) -> None:
+    names = keys_of_every_primary(40)
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        assert rc.pipeline(*(("SET", name, f"p-{name}") for name in names)) == [b"OK"] * len(names)
+        got = rc.pipeline(*(("GET", name) for name in names), ("INCR", names[0]), raise_on_error=False)
+        assert got[:-1] == [f"p-{name}".encode() for name in names]
+        assert type(got[-1]).__name__ == "RedisError" and "not an integer" in str(got[-1])
+        assert rc.transaction(("SET", "{t}:a", 1), ("INCR", "{t}:a"), ("GET", "{t}:a")) == [b"OK", 2, b"2"]
+
+
+def test_a_pipeline_s_command_whose_slot_moved_is_sent_again_where_it_went(redis_cluster: Cluster) -> None:
+    name, slot = _empty_slot_key(redis_cluster)
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        assert rc.get(name) is None  # the map is read
+        before = redis_cluster.owner(slot)
+        after = next(s for s in redis_cluster.primaries() if s is not before)
+        _move(redis_cluster, slot, after)
+        try:
+            rc.set("known:{z}", "z")
+            assert rc.pipeline(("SET", name, "moved"), ("GET", "known:{z}")) == [b"OK", b"z"]
+            with Redis(*after.address, timeout=5) as node:
+                assert node.get(name) == b"moved"
+        finally:
+            rc.delete(name)
+            _move(redis_cluster, slot, before)

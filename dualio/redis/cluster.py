@@ -19,8 +19,9 @@ Redirections are bounded (``max_redirects``, then the last one is raised). A com
 key goes to one primary; one whose keys are in different slots is refused before anything
 is sent (:class:`~dualio.UsageError` naming the slots), and so is one whose answer is every
 primary's (KEYS, SCAN, DBSIZE, FLUSHALL, SCRIPT LOAD, ...: ask each of ``nodes`` with a
-``Redis`` of its own; ``scan_iter`` so too). Not offered yet: batches, transactions and
-WATCH, subscriptions, client-side caching and reads from replicas (each a UsageError).
+``Redis`` of its own; ``scan_iter`` so too). A pipeline is split by node; a transaction
+runs on the node of its one slot. Not offered yet: WATCH, subscriptions, client-side
+caching and reads from replicas (each a UsageError).
 """
 
 from __future__ import annotations
@@ -231,11 +232,74 @@ class RedisCluster(AsyncRedisCommands[S]):
 
     # -- what is not offered yet --------------------------------------------------------
 
-    def pipeline(self, *commands: Sequence[Arg], **options: Any) -> Any:
-        raise UsageError("a pipeline across a cluster's nodes is not offered yet")
+    async def pipeline(
+        self, *commands: Sequence[Arg], raise_on_error: bool = True, timeout: Timeout = UNSET,
+    ) -> list[Any]:
+        """``commands`` grouped by the node of their keys' slot, each node's part in one write
+        (``Redis.pipeline``, a node after another), and their values in the order given. A
+        command answered MOVED or ASK (it did not run) is sent again alone, as :meth:`execute`
+        sends it. Error replies as ``Redis.pipeline``; a node's connection lost raises, and
+        nothing is sent again (some commands may have run)."""
+        self._check_open()
+        until = _until(pick_timeout(timeout, self.timeout))
+        if not self._mapped:
+            await self._refresh(until)
+        parts: dict[Address, list[int]] = {}
+        for index, command in enumerate(commands):
+            parts.setdefault(self._primary(_slot_of(encode_command(*command))), []).append(index)
+        values: list[Any] = [None] * len(commands)
+        for address, indexes in parts.items():
+            node = await self._node(address)
+            part = [commands[i] for i in indexes]
+            try:
+                replies = await node.pipeline(*part, raise_on_error=False, timeout=_left(until))
+            except RedisError as exc:  # a part of one command is sent as that command
+                if len(part) > 1:
+                    raise
+                replies = [exc]
+            for index, reply in zip(indexes, replies, strict=True):
+                values[index] = reply
+        for index, value in enumerate(values):
+            if isinstance(value, MovedError | AskError):
+                if isinstance(value, MovedError):
+                    self._slots[_redirected_slot(value)] = _redirected(value)
+                values[index] = await self.execute(*commands[index], timeout=_left(until))
+        if raise_on_error:
+            for value in values:
+                if isinstance(value, RedisError):
+                    raise value
+        return values
 
-    def transaction(self, *commands: Any, **options: Any) -> Any:
-        raise UsageError("a transaction on a cluster is not offered yet")
+    async def transaction(
+        self, *commands: Any, raise_on_error: bool = True, timeout: Timeout = UNSET, **options: Any,
+    ) -> Any:
+        """``commands`` as one transaction (MULTI ... EXEC, ``Redis.transaction``) on the node of
+        their one slot: keys in different slots are refused before anything is sent. A
+        transaction the node aborts because the slot moved (MOVED) is sent again where the
+        map says, once the map is read again. ``transaction(func, *keys)`` (with WATCH) is
+        not offered yet."""
+        if commands and callable(commands[0]):
+            raise UsageError("WATCH on a cluster is not offered yet: transaction(func, *keys) with it")
+        self._check_open()
+        until = _until(pick_timeout(timeout, self.timeout))
+        if not self._mapped:
+            await self._refresh(until)
+        slots = {slot for command in commands if (slot := _slot_of(encode_command(*command))) is not None}
+        if len(slots) > 1:
+            raise UsageError(f"a transaction's keys must be in one slot, not {sorted(slots)}: give them one "
+                             "hash tag")
+        slot = next(iter(slots), None)
+        attempt = 0
+        while True:
+            node = await self._node(self._primary(slot))
+            try:
+                return await node.transaction(*commands, raise_on_error=raise_on_error, timeout=_left(until))
+            except RedisError as exc:
+                attempt += 1
+                moved = "MOVED" in str(exc) or "ASK" in str(exc)
+                if not moved or attempt > self.max_redirects:
+                    raise
+                await self._refresh(until, force=True)
 
     def watch(self, *names: Arg, timeout: Timeout = UNSET) -> Any:
         raise UsageError("WATCH on a cluster is not offered yet")
