@@ -6,6 +6,7 @@ promoted), on the blocking face and the async face's transports."""
 from __future__ import annotations
 
 import random
+import shutil
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -223,3 +224,14 @@ def test_a_pipeline_s_command_whose_slot_moved_is_sent_again_where_it_went(redis
         finally:
             rc.delete(name)
             _move(redis_cluster, slot, before)
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_a_cluster_get_is_counted_beside_a_single_node_get(capsys: pytest.CaptureFixture[str]) -> None:
+    from dualio.lab.instructions import real_cluster
+
+    assert real_cluster.main(["--figures", "cluster-sync,redis-sync", "--calls", "100"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: float(line.split()[1].replace(",", "")) for line in out.splitlines()
+            if line.split()[:1] and line.split()[0] in ("cluster-sync", "redis-sync", "raw")}
+    assert rows["raw"] < rows["redis-sync"] < rows["cluster-sync"] < 3 * rows["redis-sync"], out

@@ -30,6 +30,7 @@ from dualio_sync.toolkit import (
     pick_timeout,
     sleep,
 )
+from dualio_transports.redis_protocol.command_spec import KEY_SPECS
 from dualio_transports.redis_protocol.errors import (
     AskError,
     ClusterDownError,
@@ -86,6 +87,7 @@ class RedisCluster(RedisCommands[S]):
         self._read_at = -1.0  # when the map was last read
         self._reading = Lock()
         self._making = Lock()
+        self._dropped: list[Redis[Any]] = []  # failed nodes' clients, closed with the cluster client
         self._closed = False
 
     # -- lifetime ---------------------------------------------------------------------
@@ -107,7 +109,7 @@ class RedisCluster(RedisCommands[S]):
     def close(self) -> None:
         """Close every node's connection. Idempotent."""
         self._closed = True
-        nodes, self._nodes = list(self._nodes.values()), {}
+        nodes, self._nodes, self._dropped = [*self._nodes.values(), *self._dropped], {}, []
         for node in nodes:
             node.close()
 
@@ -128,21 +130,32 @@ class RedisCluster(RedisCommands[S]):
 
     def request(self, request: Request[T], timeout: Timeout = UNSET, held: bool = False) -> T:
         """``request`` on the primary of its keys' slot (see the module)."""
-        self._check_open()
-        until = _until(pick_timeout(timeout, self.timeout))
-        slot = _slot_of(request.args)
+        if self._closed:
+            raise ClosedError("the cluster client is closed")
+        started = time.monotonic()
+        slot: int | None
+        if request.method in _FIRST_KEY_ONLY:  # GET, SET, HGET, ...: the command's second word
+            slot = key_slot(_second_word(request.args))
+        else:
+            slot = _slot_of(request.args)
+        until = 0.0  # the call's deadline, made when a redirection or a failure needs it
         if not self._mapped:
+            until = started + (pick_timeout(timeout, self.timeout) or float("inf"))
             self._refresh(until)
         redirects = 0
         series: Series | None = None
         asked: Address | None = None
         while True:
             try:
-                node = self._node(asked or self._primary(slot))
+                address = asked or (self._slots[slot] if slot is not None else None) or self._primary(slot)
+                node = self._nodes.get(address) or self._node(address)
+                if not until:  # the first try: the node keeps the call's time itself
+                    return node.request(request, timeout, held)
                 if asked is not None:
                     return node.request(_asking(request), _left(until), held)
                 return node.request(request, _left(until), held)
             except (MovedError, AskError) as exc:
+                until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
                 redirects += 1
                 if redirects > self.max_redirects:
                     raise
@@ -155,6 +168,8 @@ class RedisCluster(RedisCommands[S]):
             except (TryAgainError, ClusterDownError, ConnectError, ClosedError) as exc:
                 # a slot moving or unserved, a node gone or its connection broken: wait as the
                 # retry policy says, read the map again, and send again if that is safe
+                until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
+                self._drop_failed()
                 if self.retry is None or (isinstance(exc, ConnectionLost) and not request.idempotent):
                     raise
                 series = series or self.retry.series()
@@ -162,6 +177,14 @@ class RedisCluster(RedisCommands[S]):
                 if not isinstance(exc, TryAgainError):
                     self._refresh(until)
                 asked = None
+
+    def _drop_failed(self) -> None:
+        """Forget the clients of nodes whose connection failed (they connect no more): the
+        next command to such a node makes a new one."""
+        for address, node in list(self._nodes.items()):
+            if node.closed:
+                del self._nodes[address]
+                self._dropped.append(node)
 
     def _primary(self, slot: int | None) -> Address:
         if slot is None:
@@ -177,8 +200,8 @@ class RedisCluster(RedisCommands[S]):
     def _node(self, address: Address) -> Redis[Any]:
         """The client of the node at ``address``, made (and opened) if it is new or failed."""
         node = self._nodes.get(address)
-        if node is not None and not node.closed:
-            return node
+        if node is not None:
+            return node  # a failed one is dropped where its failure is met
         with self._making:  # threads of the blocking face make a node's client once
             node = self._nodes.get(address)
             if node is None or node.closed:
@@ -199,7 +222,7 @@ class RedisCluster(RedisCommands[S]):
             for address in [*self.nodes, *(seed for seed in self._seeds if seed not in self.nodes)]:
                 try:
                     node = self._node(address)
-                    slots = _slot_map(node, _left(until))
+                    slots = _slot_map(node, address[0], _left(until))
                 except (DualioError, ValueError) as exc:
                     failures.append(f"{address[0]}:{address[1]}: {exc}")
                     continue
@@ -319,12 +342,35 @@ def _left(until: float) -> float | None:
     return max(until - time.monotonic(), 1e-6)
 
 
+_FIRST_KEY = (("index", 1, 0, "range", 0, 1, 0),)
+_FIRST_KEY_ONLY = frozenset(
+    name for name, specs in KEY_SPECS.items() if specs == _FIRST_KEY and " " not in name
+)
+"""Commands whose one key is their first argument (most): their slot is read from it alone."""
+
+
+def _second_word(args: bytes) -> bytes:
+    """The second bulk string of a command's array (``*N $len word $len key ...``)."""
+    first = args.index(b"\r\n", args.index(b"\r\n") + 1) + 2  # the first word's header, then its start
+    second = args.index(b"\r\n", first) + 2  # after the first word: the second's header
+    end = args.index(b"\r\n", second)
+    start = end + 2
+    return args[start : start + int(args[second + 1 : end])]
+
+
+def _words(args: bytes) -> list[bytes]:
+    """A command's words, from its array of bulk strings (as ``encode_command`` makes it)."""
+    value = parse(args)
+    if not isinstance(value, list):
+        return []
+    return [part if isinstance(part, bytes) else str(part).encode() for part in value]
+
+
 def _slot_of(args: bytes) -> int | None:
     """The slot of a command's keys (None: it has none); a UsageError for keys in several."""
-    argv = parse(args)
-    if not isinstance(argv, list) or not argv:
+    words = _words(args)
+    if not words:
         return None
-    words = [part if isinstance(part, bytes) else str(part).encode() for part in argv]
     name = words[0].decode(errors="replace").upper()
     container = f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
     if name in EVERY_NODE or container in EVERY_NODE:
@@ -333,7 +379,7 @@ def _slot_of(args: bytes) -> int | None:
     keys = command_keys(words)
     slots = {key_slot(key) for key in keys}
     if len(slots) > 1:
-        raise UsageError(f"the keys of {argv[0]!r} are in different slots ({sorted(slots)}): a cluster "
+        raise UsageError(f"the keys of {name} are in different slots ({sorted(slots)}): a cluster "
                          "runs a command on one node; give them one hash tag, as {user1}:a and {user1}:b")
     return slots.pop() if slots else None
 
@@ -359,15 +405,16 @@ def _asking(request: Request[T]) -> Request[T]:
     return Request(request.method, _ASKING + request.args, decode, request.idempotent, 2)
 
 
-def _slot_map(node: Redis[Any], timeout: float | None) -> list[Address | None]:
-    """The primary of every slot, from CLUSTER SHARDS (CLUSTER SLOTS before Redis 7)."""
+def _slot_map(node: Redis[Any], asked: str, timeout: float | None) -> list[Address | None]:
+    """The primary of every slot, from CLUSTER SHARDS (CLUSTER SLOTS before Redis 7) of the
+    node at host ``asked``, which stands for a host the node does not know (``""``, ``?``)."""
     slots: list[Address | None] = [None] * SLOTS
     try:
         shards = node.execute("CLUSTER", "SHARDS", timeout=timeout)
     except RedisError:
         for start, end, primary, *_ in node.execute("CLUSTER", "SLOTS", timeout=timeout):
             first, last = int(start), int(end)
-            slots[first : last + 1] = [_address(primary[0], primary[1])] * (last - first + 1)
+            slots[first : last + 1] = [_address(primary[0] or asked, primary[1], asked)] * (last - first + 1)
         return slots
     for shard in shards:
         fields = {_text(k): v for k, v in shard.items()}
@@ -378,7 +425,7 @@ def _slot_map(node: Redis[Any], timeout: float | None) -> list[Address | None]:
         if not primaries:
             continue
         primary = primaries[0]
-        address = _address(primary.get("ip") or primary.get("endpoint"), primary.get("port"))
+        address = _address(primary.get("ip") or primary.get("endpoint"), primary.get("port"), asked)
         ranges = fields["slots"]
         for start, end in zip(ranges[::2], ranges[1::2], strict=True):
             slots[int(start) : int(end) + 1] = [address] * (int(end) - int(start) + 1)
@@ -389,6 +436,7 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _address(host: Any, port: Any) -> Address:
-    return _text(host), int(port)
+def _address(host: Any, port: Any, asked: str) -> Address:
+    text = _text(host) if host is not None else ""
+    return (asked if text in ("", "?") else text), int(port)
 
