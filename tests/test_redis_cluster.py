@@ -196,7 +196,26 @@ def test_locks_scripts_and_key_scans_run_on_their_key_s_node(redis_cluster: Clus
         with pytest.raises(UsageError, match="every primary"):
             list(rc.scan_iter())
         with pytest.raises(UsageError, match="every primary"):
-            rc.dbsize()
+            rc.pipeline(("DBSIZE",))
+
+
+def test_a_command_answered_by_every_primary_goes_to_each(redis_cluster: Cluster) -> None:
+    names = [f"every:{n}" for n in range(30)]
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        for name in names:
+            rc.set(name, 1)
+        per_node = 0
+        for server in redis_cluster.primaries():
+            with Redis(*server.address, timeout=5) as node:
+                per_node += node.dbsize()
+        assert rc.dbsize() == per_node  # summed
+        assert sorted(rc.keys("every:*")) == sorted(name.encode() for name in names)  # joined
+        sha = rc.script_load("return 7")
+        assert rc.script_exists(sha, "0" * 40) == [True, False]  # loaded on every primary
+        for server in redis_cluster.primaries():
+            with Redis(*server.address, timeout=5) as node:
+                assert node.script_exists(sha) == [True]
+        assert rc.randomkey() is not None
 
 
 def test_a_pipeline_is_split_by_node_and_answered_in_order(redis_cluster: Cluster) -> None:

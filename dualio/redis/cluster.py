@@ -17,9 +17,9 @@ one read at a time, every waiting call sharing it. Within the call's deadline:
 
 Redirections are bounded (``max_redirects``, then the last one is raised). A command with no
 key goes to one primary; one whose keys are in different slots is refused before anything
-is sent (:class:`~dualio.UsageError` naming the slots), and so is one whose answer is every
-primary's (KEYS, SCAN, DBSIZE, FLUSHALL, SCRIPT LOAD, ...: ask each of ``nodes`` with a
-``Redis`` of its own; ``scan_iter`` so too). A pipeline is split by node; a transaction
+is sent (:class:`~dualio.UsageError` naming the slots). A command whose answer is every
+primary's (KEYS, DBSIZE, FLUSHALL, SCRIPT LOAD, ...) goes to each, the answers joined; SCAN
+(and ``scan_iter``), whose cursor is one node's, is refused. A pipeline is split by node; a transaction
 runs on the node of its one slot. Not offered yet: WATCH, subscriptions, client-side
 caching and reads from replicas (each a UsageError).
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, Self, Unpack
+from typing import Any, Self, Unpack, cast
 
 from dualio.redis.client import Redis
 from dualio.redis.commands import AsyncRedisCommands
@@ -68,11 +68,13 @@ MAX_REDIRECTS = 5
 _ASKING = encode_command("ASKING")
 _FRESH = 0.1  # a slot map read this recently is not read again for another caller
 EVERY_NODE = frozenset({
-    "KEYS", "SCAN", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
+    "KEYS", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
     "SCRIPT FLUSH", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH", "FUNCTION RESTORE",
 })
-"""Commands whose answer is every primary's (Redis's ALL_SHARDS request policy): refused,
-since one node's answer would look like the cluster's."""
+"""Commands whose answer is every primary's (Redis's ALL_SHARDS request policy): sent to each
+primary, their answers joined (:func:`_joined`)."""
+REFUSED = frozenset({"SCAN"})
+"""SCAN's cursor is one node's: refused (a scan of every node is not offered yet)."""
 
 
 class RedisCluster(AsyncRedisCommands[S]):
@@ -158,6 +160,9 @@ class RedisCluster(AsyncRedisCommands[S]):
         if request.method in _FIRST_KEY_ONLY:  # GET, SET, HGET, ...: the command's second word
             slot = key_slot(_second_word(request.args))
         else:
+            every = _every_node(request.args)
+            if every is not None:
+                return await self._every_primary(every, request, timeout)
             slot = _slot_of(request.args)
         until = 0.0  # the call's deadline, made when a redirection or a failure needs it
         if not self._mapped:
@@ -198,6 +203,17 @@ class RedisCluster(AsyncRedisCommands[S]):
                 if not isinstance(exc, TryAgainError):
                     await self._refresh(until)
                 asked = None
+
+    async def _every_primary(self, name: str, request: Request[T], timeout: Timeout) -> T:
+        """``request`` on every primary the map names, one after another, the answers joined."""
+        until = time.monotonic() + (pick_timeout(timeout, self.timeout) or float("inf"))
+        if not self._mapped:
+            await self._refresh(until)
+        answers: list[Any] = []
+        for address in self.nodes:
+            node = await self._node(address)
+            answers.append(await node.request(request, _left(until)))
+        return cast("T", _joined(name, answers))
 
     def _drop_failed(self) -> None:
         """Forget the clients of nodes whose connection failed (they connect no more): the
@@ -394,15 +410,42 @@ def _slot_of(args: bytes) -> int | None:
         return None
     name = words[0].decode(errors="replace").upper()
     container = f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
+    if name in REFUSED:
+        raise UsageError(f"{name} answers for every primary, with a cursor of one: a cluster's scan is not "
+                         "offered yet; scan each of the client's nodes with a Redis of its own")
     if name in EVERY_NODE or container in EVERY_NODE:
-        raise UsageError(f"{name} answers for every primary, and a cluster client sends it to one: ask each "
-                         "of the client's nodes with a Redis of its own")
+        raise UsageError(f"{name} runs on every primary: send it alone, not in a batch")
     keys = command_keys(words)
     slots = {key_slot(key) for key in keys}
     if len(slots) > 1:
         raise UsageError(f"the keys of {name} are in different slots ({sorted(slots)}): a cluster "
                          "runs a command on one node; give them one hash tag, as {user1}:a and {user1}:b")
     return slots.pop() if slots else None
+
+
+def _every_node(args: bytes) -> str | None:
+    """The name of a command whose answer is every primary's (:data:`EVERY_NODE`), or None."""
+    words = _words(args)
+    if not words:
+        return None
+    name = words[0].decode(errors="replace").upper()
+    container = f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
+    return container if container in EVERY_NODE else name if name in EVERY_NODE else None
+
+
+def _joined(name: str, answers: list[Any]) -> Any:
+    """Every primary's answer to ``name`` as the cluster's: DBSIZE summed, KEYS concatenated,
+    SCRIPT EXISTS true where every node has the script, RANDOMKEY any node's key; the rest
+    (FLUSHALL, SCRIPT LOAD, FUNCTION ...) the same from each, the first."""
+    if name == "DBSIZE":
+        return sum(answers)
+    if name == "KEYS":
+        return [key for answer in answers for key in answer]
+    if name == "SCRIPT EXISTS":
+        return [all(found) for found in zip(*answers, strict=True)]
+    if name == "RANDOMKEY":
+        return next((answer for answer in answers if answer is not None), None)
+    return answers[0]
 
 
 def _redirected(error: RedisError) -> Address:
