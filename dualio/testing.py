@@ -133,33 +133,10 @@ class ServerProcess:
                 self.kill()
 
 
-class SilentServer:
-    """Accepts connections and reads what comes, and never answers."""
-
-    def __init__(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.05)
-        self.address: Address = self._listener.getsockname()[:2]
-        self._done = threading.Event()
-        self._kept: list[socket.socket] = []
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._done.is_set():
-            with contextlib.suppress(TimeoutError, OSError):
-                conn, _ = self._listener.accept()
-                self._kept.append(conn)  # read by nobody: the kernel's buffers take what comes
-
-    def close(self) -> None:
-        self._done.set()
-        self._thread.join(5)
-        for conn in [*self._kept, self._listener]:
-            conn.close()
-
-
 class AnswersEverything:
-    """Answers every chunk it reads with the same bytes, whatever was asked."""
+    """Answers every chunk it reads with the same bytes, whatever was asked (``b""``: reads
+    and never answers). Each connection is served by a thread of its own, all joined by
+    :meth:`close`."""
 
     def __init__(self, answer: bytes) -> None:
         self._answer = answer
@@ -167,14 +144,16 @@ class AnswersEverything:
         self._listener.settimeout(0.05)
         self.address: Address = self._listener.getsockname()[:2]
         self._done = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._serve, daemon=True)]
+        self._threads[0].start()
 
     def _serve(self) -> None:
         while not self._done.is_set():
             with contextlib.suppress(TimeoutError, OSError):
                 conn, _ = self._listener.accept()
-                threading.Thread(target=self._answer_all, args=(conn,), daemon=True).start()
+                serving = threading.Thread(target=self._answer_all, args=(conn,), daemon=True)
+                self._threads.append(serving)
+                serving.start()
 
     def _answer_all(self, conn: socket.socket) -> None:
         with conn, contextlib.suppress(OSError):
@@ -186,12 +165,21 @@ class AnswersEverything:
                     continue
                 if not data:
                     return
-                conn.sendall(self._answer)
+                if self._answer:
+                    conn.sendall(self._answer)
 
     def close(self) -> None:
         self._done.set()
-        self._thread.join(5)
+        for thread in list(self._threads):
+            thread.join(5)
         self._listener.close()
+
+
+class SilentServer(AnswersEverything):
+    """Accepts connections and reads what comes, and never answers."""
+
+    def __init__(self) -> None:
+        super().__init__(b"")
 
 
 # -- what the cases drive ---------------------------------------------------------------
@@ -680,6 +668,7 @@ def figures_main(
 __all__ = [
     "CALL_TIMEOUT",
     "TRANSPORTS",
+    "AnswersEverything",
     "ContractSuite",
     "Figure",
     "Sample",

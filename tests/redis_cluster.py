@@ -5,9 +5,7 @@ own). Skipped, with the reason, where redis-server or redis-cli is not installed
 
 from __future__ import annotations
 
-import random
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from dualio.lab.common.redis_server import RedisServer, RedisServerError, start_redis
+from dualio.lab.common.redis_server import RedisServer, start_cluster_node
 from dualio_sync.redis import Redis
 
 NODES = 6
@@ -75,37 +73,13 @@ class Cluster:
         raise RuntimeError("the cluster did not reach cluster_state:ok")
 
 
-def _bindable(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _cluster_node() -> RedisServer:
-    """A redis-server in cluster mode on a port whose bus port (10,000 above) is free too:
-    a port of 55535 or less, as cluster mode requires."""
-    rng = random.Random()
-    for _ in range(20):
-        port = rng.randrange(20000, 55535)
-        if _bindable(port) and _bindable(port + 10000):
-            try:
-                options = ["--cluster-enabled", "yes", "--cluster-node-timeout", "1000"]
-                return start_redis(port=port, options=options)
-            except RedisServerError:
-                continue
-    raise RedisServerError("no free port for a cluster node")
-
-
 def _start() -> Iterator[Cluster]:
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
         pytest.skip("redis-server or redis-cli is not installed")
     servers: list[RedisServer] = []
     try:
         for _ in range(NODES):
-            servers.append(_cluster_node())
+            servers.append(start_cluster_node(["--cluster-node-timeout", "1000"]))
         subprocess.run(
             ["redis-cli", "--cluster", "create", *(f"127.0.0.1:{s.port}" for s in servers),
              "--cluster-replicas", "1", "--cluster-yes"],

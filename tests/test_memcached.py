@@ -5,10 +5,7 @@ reads, its errors). Skipped, with the reason, where memcached is not installed."
 
 from __future__ import annotations
 
-import contextlib
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,16 +14,14 @@ import anyio
 import pytest
 
 from dualio import unasync
-from dualio.testing import ContractSuite, Sample, ServerCommand, ServerProcess
+from dualio.lab.instructions.real_memcached import MEMCACHED
+from dualio.testing import AnswersEverything, ContractSuite, Sample, ServerProcess
 from dualio.toolkit import DualioError, FrameTooLarge, ProtocolError, Request, causes
 from examples.memcached.aio import AsyncMemcache, _value
 from examples.memcached.protocol import Item, MemcacheError, MemcacheProtocol
 from examples.memcached.sync import Memcache
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "memcached"
-MEMCACHED = ServerCommand(lambda port: ["memcached", "-u", "nobody", "-l", "127.0.0.1", "-p", str(port),
-                                        "-U", "0", "-m", "64"])
-
 
 def _is_item(answer: Any) -> bool:
     return isinstance(answer, Item) and answer.value == b"one" and answer.cas > 0
@@ -144,33 +139,12 @@ def test_a_value_over_max_value_from_the_server_fails_its_call(memcached: Server
         assert reader.get("small") == b"x" * 16  # on a new connection
 
 
-class AnswersEverything:
-    """A peer that answers every line it gets with STORED, noreply or not."""
-
-    def __init__(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.address = self._listener.getsockname()[:2]
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        with contextlib.suppress(OSError):
-            conn, _ = self._listener.accept()
-            with conn:
-                while data := conn.recv(65536):
-                    conn.sendall(b"STORED\r\n" * data.count(b"\r\n"))
-
-    def close(self) -> None:
-        self._listener.close()
-        self._thread.join(5)
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("transport", ["native", "anyio", "emulated"])
 async def test_a_reply_to_a_request_that_expected_none_reaches_no_other_caller(
     transport: str, anyio_backend: str,
 ) -> None:
-    peer = AnswersEverything()
+    peer = AnswersEverything(b"STORED\r\n")
     try:
         async with AsyncMemcache(*peer.address, transport=transport, retry=None, timeout=5) as client:
             assert await client.set("k", "v", noreply=True) is None

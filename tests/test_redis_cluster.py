@@ -5,6 +5,7 @@ promoted), on the blocking face and the async face's transports."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shutil
 import time
@@ -101,21 +102,29 @@ def _empty_slot_key(cluster: Cluster) -> tuple[str, int]:
                 return name, slot
 
 
-def test_moved_points_the_slot_at_its_new_node(redis_cluster: Cluster) -> None:
-    name, slot = _empty_slot_key(redis_cluster)
-    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+@contextlib.contextmanager
+def slot_moved(cluster: Cluster) -> Iterator[tuple[RedisCluster[bytes], str, int, Any]]:
+    """A client that read the map, then a key's empty slot moved to another primary; the
+    slot moved back and the key deleted at the end."""
+    name, slot = _empty_slot_key(cluster)
+    with RedisCluster(*cluster.seed, timeout=10) as rc:
         assert rc.get(name) is None  # the map is read
-        before = redis_cluster.owner(slot)
-        after = next(s for s in redis_cluster.primaries() if s is not before)
-        _move(redis_cluster, slot, after)
+        before = cluster.owner(slot)
+        after = next(s for s in cluster.primaries() if s is not before)
+        _move(cluster, slot, after)
         try:
-            assert rc.set(name, "here")  # MOVED, then sent to the new node
-            with Redis(*after.address, timeout=5) as node:
-                assert node.get(name) == b"here"
-            assert rc.nodes and rc._slots[slot] == after.address
+            yield rc, name, slot, after
         finally:
             rc.delete(name)
-            _move(redis_cluster, slot, before)
+            _move(cluster, slot, before)
+
+
+def test_moved_points_the_slot_at_its_new_node(redis_cluster: Cluster) -> None:
+    with slot_moved(redis_cluster) as (rc, name, slot, after):
+        assert rc.set(name, "here")  # MOVED, then sent to the new node
+        with Redis(*after.address, timeout=5) as node:
+            assert node.get(name) == b"here"
+        assert rc.nodes and rc._slots[slot] == after.address
 
 
 def test_ask_sends_the_command_once_to_the_importing_node(redis_cluster: Cluster) -> None:
@@ -229,20 +238,11 @@ def test_a_pipeline_is_split_by_node_and_answered_in_order(redis_cluster: Cluste
 
 
 def test_a_pipeline_s_command_whose_slot_moved_is_sent_again_where_it_went(redis_cluster: Cluster) -> None:
-    name, slot = _empty_slot_key(redis_cluster)
-    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
-        assert rc.get(name) is None  # the map is read
-        before = redis_cluster.owner(slot)
-        after = next(s for s in redis_cluster.primaries() if s is not before)
-        _move(redis_cluster, slot, after)
-        try:
-            rc.set("known:{z}", "z")
-            assert rc.pipeline(("SET", name, "moved"), ("GET", "known:{z}")) == [b"OK", b"z"]
-            with Redis(*after.address, timeout=5) as node:
-                assert node.get(name) == b"moved"
-        finally:
-            rc.delete(name)
-            _move(redis_cluster, slot, before)
+    with slot_moved(redis_cluster) as (rc, name, _, after):
+        rc.set("known:{z}", "z")
+        assert rc.pipeline(("SET", name, "moved"), ("GET", "known:{z}")) == [b"OK", b"z"]
+        with Redis(*after.address, timeout=5) as node:
+            assert node.get(name) == b"moved"
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")

@@ -110,7 +110,6 @@ class RedisCluster(AsyncRedisCommands[S]):
         self._read_at = -1.0  # when the map was last read
         self._reading = Lock()
         self._making = Lock()
-        self._dropped: list[Redis[Any]] = []  # failed nodes' clients, closed with the cluster client
         self._closed = False
 
     # -- lifetime ---------------------------------------------------------------------
@@ -132,7 +131,7 @@ class RedisCluster(AsyncRedisCommands[S]):
     async def aclose(self) -> None:
         """Close every node's connection. Idempotent."""
         self._closed = True
-        nodes, self._nodes, self._dropped = [*self._nodes.values(), *self._dropped], {}, []
+        nodes, self._nodes = list(self._nodes.values()), {}
         for node in nodes:
             await node.aclose()
 
@@ -160,10 +159,11 @@ class RedisCluster(AsyncRedisCommands[S]):
         if request.method in _FIRST_KEY_ONLY:  # GET, SET, HGET, ...: the command's second word
             slot = key_slot(_second_word(request.args))
         else:
-            every = _every_node(request.args)
+            words = _words(request.args)
+            every = _every_node(words)
             if every is not None:
                 return await self._every_primary(every, request, timeout)
-            slot = _slot_of(request.args)
+            slot = _slot_of(words)
         until = 0.0  # the call's deadline, made when a redirection or a failure needs it
         if not self._mapped:
             until = started + (pick_timeout(timeout, self.timeout) or float("inf"))
@@ -195,7 +195,7 @@ class RedisCluster(AsyncRedisCommands[S]):
                 # a slot moving or unserved, a node gone or its connection broken: wait as the
                 # retry policy says, read the map again, and send again if that is safe
                 until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
-                self._drop_failed()
+                await self._drop_failed()
                 if self.retry is None or (isinstance(exc, ConnectionLost) and not request.idempotent):
                     raise
                 series = series or self.retry.series()
@@ -215,13 +215,20 @@ class RedisCluster(AsyncRedisCommands[S]):
             answers.append(await node.request(request, _left(until)))
         return cast("T", _joined(name, answers))
 
-    def _drop_failed(self) -> None:
-        """Forget the clients of nodes whose connection failed (they connect no more): the
+    async def _forget_unmapped(self) -> None:
+        """Close the clients of nodes the map no longer names (nor the seeds): a cluster's
+        clients are as many as its primaries, whatever MOVED and ASK named meanwhile."""
+        kept = {*self.nodes, *self._seeds}
+        for address in [address for address in self._nodes if address not in kept]:
+            await self._nodes.pop(address).aclose()
+
+    async def _drop_failed(self) -> None:
+        """Close the clients of nodes whose connection failed (they connect no more): the
         next command to such a node makes a new one."""
         for address, node in list(self._nodes.items()):
-            if node.closed:
+            if node.closed and self._nodes.get(address) is node:
                 del self._nodes[address]
-                self._dropped.append(node)
+                await node.aclose()
 
     def _primary(self, slot: int | None) -> Address:
         if slot is None:
@@ -266,6 +273,7 @@ class RedisCluster(AsyncRedisCommands[S]):
                 self._slots = slots
                 self._mapped = True
                 self._read_at = time.monotonic()
+                await self._forget_unmapped()
                 return
             raise ConnectError(f"no node of the cluster gave its slot map: {'; '.join(failures)}")
 
@@ -285,7 +293,7 @@ class RedisCluster(AsyncRedisCommands[S]):
             await self._refresh(until)
         parts: dict[Address, list[int]] = {}
         for index, command in enumerate(commands):
-            parts.setdefault(self._primary(_slot_of(encode_command(*command))), []).append(index)
+            parts.setdefault(self._primary(_slot_of(_words(encode_command(*command)))), []).append(index)
         values: list[Any] = [None] * len(commands)
         for address, indexes in parts.items():
             node = await self._node(address)
@@ -323,7 +331,8 @@ class RedisCluster(AsyncRedisCommands[S]):
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
             await self._refresh(until)
-        slots = {slot for command in commands if (slot := _slot_of(encode_command(*command))) is not None}
+        slots = {slot for command in commands
+                 if (slot := _slot_of(_words(encode_command(*command)))) is not None}
         if len(slots) > 1:
             raise UsageError(f"a transaction's keys must be in one slot, not {sorted(slots)}: give them one "
                              "hash tag")
@@ -403,13 +412,18 @@ def _words(args: bytes) -> list[bytes]:
     return [part if isinstance(part, bytes) else str(part).encode() for part in value]
 
 
-def _slot_of(args: bytes) -> int | None:
-    """The slot of a command's keys (None: it has none); a UsageError for keys in several."""
-    words = _words(args)
+def _names(words: list[bytes]) -> tuple[str, str]:
+    """A command's name, and its name with its second word (a container's subcommand)."""
+    name = words[0].decode(errors="replace").upper()
+    return name, f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
+
+
+def _slot_of(words: list[bytes]) -> int | None:
+    """The slot of a command's keys (None: it has none); a UsageError for keys in several,
+    and for a command of every primary's (:data:`EVERY_NODE`, :data:`REFUSED`)."""
     if not words:
         return None
-    name = words[0].decode(errors="replace").upper()
-    container = f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
+    name, container = _names(words)
     if name in REFUSED:
         raise UsageError(f"{name} answers for every primary, with a cursor of one: a cluster's scan is not "
                          "offered yet; scan each of the client's nodes with a Redis of its own")
@@ -423,13 +437,11 @@ def _slot_of(args: bytes) -> int | None:
     return slots.pop() if slots else None
 
 
-def _every_node(args: bytes) -> str | None:
+def _every_node(words: list[bytes]) -> str | None:
     """The name of a command whose answer is every primary's (:data:`EVERY_NODE`), or None."""
-    words = _words(args)
     if not words:
         return None
-    name = words[0].decode(errors="replace").upper()
-    container = f"{name} {words[1].decode(errors='replace').upper()}" if len(words) > 1 else ""
+    name, container = _names(words)
     return container if container in EVERY_NODE else name if name in EVERY_NODE else None
 
 

@@ -4,6 +4,7 @@ and stopped by its PID."""
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 import socket
@@ -152,3 +153,27 @@ def start_redis(
         if port is not None:
             break
     raise RedisServerError(failure)
+
+
+def start_cluster_node(options: Sequence[str] = ()) -> RedisServer:
+    """A redis-server in cluster mode (``--cluster-enabled yes`` and ``options``) on a free
+    port whose cluster bus port, 10,000 above, is free too: a port of 55,535 or less, as
+    cluster mode requires."""
+    rng = random.Random()
+    for _ in range(20):
+        port = rng.randrange(20000, 55536)
+        if _bindable(port) and _bindable(port + 10000):
+            try:
+                return start_redis(port=port, options=["--cluster-enabled", "yes", *options])
+            except RedisServerError:
+                continue
+    raise RedisServerError("no free port for a cluster node")
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True

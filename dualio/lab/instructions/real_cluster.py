@@ -12,17 +12,14 @@ faces), ``cluster-native`` / ``redis-native`` (asyncio), and ``raw``, a blocking
 from __future__ import annotations
 
 import os
-import random
-import socket
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dualio.lab.common.redis_server import start_redis
+from dualio.lab.common.redis_server import start_cluster_node
 from dualio.lab.instructions.call_loops import Clock, _check, _per_call
 from dualio.lab.instructions.fake_peers import KEY, PAYLOAD
-from dualio.lab.instructions.real_redis import raw_get
+from dualio.lab.instructions.real_redis import _blocking_gets, raw_get
 from dualio.redis import Redis as AsyncRedis
 from dualio.redis import RedisCluster as AsyncRedisCluster
 from dualio.testing import Figure, figures_main
@@ -49,23 +46,14 @@ def _address() -> tuple[str, int]:
     return host, int(port)
 
 
-def _blocking(client: Redis[bytes] | RedisCluster[bytes], calls: int, clock: Clock) -> float:
-    get = client.get
-    _check(get(KEY))
-    started = clock()
-    for _ in range(calls):
-        _check(get(KEY))
-    return (clock() - started) / calls
-
-
 def cluster_sync_get(calls: int, clock: Clock) -> float:
     with RedisCluster(*_address()) as client:
-        return _blocking(client, calls, clock)
+        return _blocking_gets(client.get, calls, clock)
 
 
 def redis_sync_get(calls: int, clock: Clock) -> float:
     with Redis(*_address()) as client:
-        return _blocking(client, calls, clock)
+        return _blocking_gets(client.get, calls, clock)
 
 
 async def cluster_native_get(calls: int, clock: Clock) -> float:
@@ -85,36 +73,18 @@ async def redis_native_get(calls: int, clock: Clock) -> float:
 @contextmanager
 def one_node_cluster() -> Iterator[dict[str, str]]:
     """A redis-server in cluster mode serving all 16,384 slots, its key set; stopped at the end."""
-    with tempfile.TemporaryDirectory(prefix="dualio-cluster-") as folder:
-        options = ["--cluster-enabled", "yes", "--cluster-config-file", f"{folder}/nodes.conf"]
-        server = start_redis(options=options, port=_cluster_port())
-        try:
-            with Redis(*server.address) as node:
-                node.execute("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
-                for _ in range(200):
-                    if "cluster_state:ok" in node.execute("CLUSTER", "INFO").decode():
-                        break
-                    time.sleep(0.05)
-                node.set(KEY, PAYLOAD)
-            yield {ADDRESS: f"{server.host}:{server.port}"}
-        finally:
-            server.stop()
-
-
-def _cluster_port() -> int:
-    """A free port of 55535 or less, with its cluster bus port (10,000 above) free too."""
-    rng = random.Random()
-    while True:
-        port = rng.randrange(20000, 55535)
-        free = True
-        for candidate in (port, port + 10000):
-            with socket.socket() as probe:
-                try:
-                    probe.bind(("127.0.0.1", candidate))
-                except OSError:
-                    free = False
-        if free:
-            return port
+    server = start_cluster_node()
+    try:
+        with Redis(*server.address) as node:
+            node.execute("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+            for _ in range(200):
+                if "cluster_state:ok" in node.execute("CLUSTER", "INFO").decode():
+                    break
+                time.sleep(0.05)
+            node.set(KEY, PAYLOAD)
+        yield {ADDRESS: f"{server.host}:{server.port}"}
+    finally:
+        server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,15 +24,14 @@ import importlib.util
 import os
 import shutil
 import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from dualio.lab.instructions.call_loops import Clock, _check, _per_call
 from dualio.lab.instructions.fake_peers import PAYLOAD
-from dualio.testing import Figure, figures_main
+from dualio.lab.instructions.real_redis import _blocking_gets
+from dualio.testing import Figure, ServerCommand, ServerProcess, figures_main
 
 MODULE = "dualio.lab.instructions.real_memcached"
 ADDRESS = "DUALIO_LAB_MEMCACHED"
@@ -88,12 +87,7 @@ def sync_get(calls: int, clock: Clock) -> float:
     from examples.memcached.sync import Memcache
 
     with Memcache(*_address()) as client:
-        get = client.get
-        _check(get(KEY))
-        started = clock()
-        for _ in range(calls):
-            _check(get(KEY))
-        return (clock() - started) / calls
+        return _blocking_gets(client.get, calls, clock)
 
 
 async def native_get(calls: int, in_flight: int, clock: Clock) -> float:
@@ -135,34 +129,28 @@ async def aiomcache_get(calls: int, in_flight: int, clock: Clock) -> float:
 
 # -- the server, and counting -------------------------------------------------------------
 
+MEMCACHED = ServerCommand(
+    lambda port: ["memcached", "-u", "nobody", "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-m", "64"]
+)
+"""memcached on a port of 127.0.0.1, without UDP, with 64 MiB for items."""
+
+
 @contextmanager
 def running_memcached() -> Iterator[dict[str, str]]:
-    """A memcached on a free port, its key set to the 16-byte value; stopped by its PID.
-    Gives the measured process's environment: the address."""
-    executable = shutil.which("memcached")
-    if executable is None:
+    """A memcached on a free port (the kit's :class:`ServerProcess`), its key set to the
+    16-byte value; stopped at the end. Gives the measured process's environment."""
+    if shutil.which("memcached") is None:
         raise SystemExit("error: memcached is not installed")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([executable, "-u", "nobody", "-l", "127.0.0.1", "-p", str(port), "-U", "0"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = ServerProcess(MEMCACHED)
     try:
-        for _ in range(500):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                    sock.sendall(b"set %s 0 0 %d\r\n%s\r\n" % (KEY.encode(), len(PAYLOAD), PAYLOAD))
-                    if sock.recv(64) == b"STORED\r\n":
-                        break
-            except OSError:
-                time.sleep(0.01)
-        else:
-            raise SystemExit("error: memcached did not start")
+        with socket.create_connection(server.address, timeout=5) as sock:
+            sock.sendall(b"set %s 0 0 %d\r\n%s\r\n" % (KEY.encode(), len(PAYLOAD), PAYLOAD))
+            if sock.recv(64) != b"STORED\r\n":
+                raise SystemExit("error: memcached did not store the key")
         compileall.compile_dir(ROOT / "examples", quiet=2)
-        yield {ADDRESS: f"127.0.0.1:{port}", "PYTHONPATH": str(ROOT)}
+        yield {ADDRESS: f"{server.address[0]}:{server.address[1]}", "PYTHONPATH": str(ROOT)}
     finally:
-        process.terminate()
-        process.wait(10)
+        server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
