@@ -133,15 +133,9 @@ class AsyncFace(AsyncCalls):
         self._opened = True
         self._loop = loop
         if not self._lazy:
-            self._conn = await self._connect(NO_DEADLINE)
+            self._conn = await self._attempt(NO_DEADLINE)
             self._life.connected()
         return self
-
-    async def _connect(self, until: float) -> AsyncTransport:
-        """One attempt, by ``until`` (the transport that connects makes it ``connect_timeout``
-        from now at the latest, :meth:`ConnectOptions.connect_deadline`)."""
-        self._life.connecting()
-        return await self._connect_transport(until)
 
     async def _connect_transport(self, until: float) -> AsyncTransport:
         options = self._options
@@ -233,11 +227,14 @@ class AsyncFace(AsyncCalls):
         return self._conn
 
     async def _attempt(self, until: float) -> AsyncTransport:
+        """One connect, by ``until`` (the transport that connects makes it ``connect_timeout``
+        from now at the latest), which aclose() stops."""
         fresh: AsyncTransport | None = None
         with anyio.CancelScope() as connecting:
             self._connecting = connecting  # aclose() cancels it
             try:
-                fresh = await self._connect(until)
+                self._life.connecting()
+                fresh = await self._connect_transport(until)
             finally:
                 self._connecting = None
         if fresh is None:  # cancelled by aclose()

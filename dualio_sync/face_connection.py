@@ -94,7 +94,7 @@ class Face(Calls):
         self._closing = threading.Lock()  # taken once, by the first close(), never released
         self._connecting: Connecting | None = None  # close() stops it
         if not lazy:
-            self._conn = self._connect(NO_DEADLINE)
+            self._conn = self._attempt(NO_DEADLINE)
             self._life.connected()
 
     # -- lifetime ---------------------------------------------------------------
@@ -195,26 +195,21 @@ class Face(Calls):
             )
         return conn
 
-    def _attempt(self, until: float) -> BlockingTransport:
+    def _attempt(self, until: float) -> BlockingConnection | PortalConnection:
+        """One connect, by ``until`` (the transport that connects makes it ``connect_timeout``
+        from now at the latest), which close() stops."""
         connecting = self._connecting = Connecting()
         try:
             self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
-            return self._connect(until, connecting)
+            self._life.connecting()
+            conn = self._connect_transport(until, connecting)
         finally:
             self._connecting = None
+        self._born = forks.generation
+        return conn
 
     def _discard(self, conn: BlockingTransport) -> None:
         conn.close()
-
-    def _connect(
-        self, until: float, connecting: Connecting | None = None
-    ) -> BlockingConnection | PortalConnection:
-        """One attempt, by ``until`` (the transport that connects makes it ``connect_timeout``
-        from now at the latest, :meth:`ConnectOptions.connect_deadline`)."""
-        self._life.connecting()
-        conn = self._connect_transport(until, connecting)
-        self._born = forks.generation
-        return conn
 
     def _connect_transport(
         self, until: float, connecting: Connecting | None = None

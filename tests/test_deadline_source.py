@@ -8,6 +8,7 @@ reads their sources: any arithmetic that makes a deadline from a timeout there f
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -68,3 +69,72 @@ def test_no_transport_or_driver_makes_a_deadline_from_a_timeout() -> None:
 ])
 def test_the_check_finds_a_deadline_made_again(planted: str) -> None:
     assert offences(f"def f():\n    {planted}\n")
+
+
+# -- the walk of a call's deadline on the blocking face ------------------------------------
+
+# Every function a blocking call runs through, from the face's request() to the socket's
+# wait, by module; and of them, those that hold the call's deadline, and how.
+WALK = {
+    "dualio_sync/face_calls.py": {"request", "_attempts"},
+    "transports/blocking/connection.py": {
+        "call", "_send", "_write_locked", "_wait", "_lone_read", "_read_once", "_recv", "_wait_io",
+        "_sleep", "perform", "step", "_drive",
+    },
+    "transports/wire/call_table.py": {"start", "__init__", "wait_end", "receive", "_route"},
+    "transports/wire/frame_write.py": {"__init__", "wait_until", "expired"},
+    "transports/wire/procedure.py": {"answer", "await_news", "give_up", "unsent"},
+}
+HOLDERS = {
+    ("dualio_sync/face_calls.py", "request"): {"local"},
+    ("dualio_sync/face_calls.py", "_attempts"): {"parameter"},
+    ("transports/blocking/connection.py", "call"): {"parameter"},
+    ("transports/wire/call_table.py", "start"): {"parameter"},
+    ("transports/wire/call_table.py", "__init__"): {"parameter", "attribute"},  # CallState's
+    ("transports/wire/frame_write.py", "__init__"): {"parameter", "attribute"},  # FrameWrite's
+}
+
+
+def holds(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """How ``function`` holds a deadline named ``until``: a parameter, a local, an attribute
+    it sets, a return of it."""
+    how = set()
+    arguments = function.args
+    if "until" in {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}:
+        how.add("parameter")
+    for node in ast.walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign | ast.AugAssign) else [])
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == "until":
+                how.add("local")
+            elif isinstance(target, ast.Attribute) and target.attr == "until":
+                how.add("attribute")
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == "until":
+            how.add("return")
+    return how
+
+
+def test_a_blocking_call_holds_its_deadline_in_six_places_named_until_and_returns_it_nowhere() -> None:
+    """The face makes the deadline once; the transport hands it to the table, which keeps
+    it on the call; a write that waits keeps it on its FrameWrite. Every other function of
+    the walk reads it from the call, or takes only the end of one wait (``wake``)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for module, names in WALK.items():
+        tree = ast.parse((ROOT / module).read_text())
+        functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        assert names <= {f.name for f in functions}, f"{module}: the walk names a function it lacks"
+        for function in functions:
+            if function.name in names and holds(function):
+                found.setdefault((module, function.name), set()).update(holds(function))
+    assert found == HOLDERS
+    # A place per function; a constructor's parameter that only sets the attribute of its
+    # name counts with that attribute.
+    assert len(found) == 6
+    assert not any("return" in how for how in found.values())
+
+
+def test_the_walk_check_finds_a_deadline_passed_on() -> None:
+    planted = ast.parse("def _send(self, data, until):\n    return until\n").body[0]
+    assert isinstance(planted, ast.FunctionDef)
+    assert holds(planted) == {"parameter", "return"}

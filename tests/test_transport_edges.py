@@ -7,6 +7,7 @@ What every transport must do (saying goodbye on close, every method on uvloop,
 from __future__ import annotations
 
 import functools
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -87,7 +88,7 @@ def test_an_answer_wakes_the_thread_that_waits_for_it_not_every_waiter(
     assert calls // 4 < wakes <= 2 * calls, wakes  # about 1 per call; waking all: over 4
 
 
-@pytest.mark.parametrize("where", ["CallTable.wait_until", "BlockingConnection._read_once"])
+@pytest.mark.parametrize("where", ["CallTable.wait_end", "BlockingConnection._read_once"])
 def test_an_interrupt_as_a_lone_caller_takes_the_reader_role_gives_it_back(
     server: ServerProcess, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
@@ -370,14 +371,14 @@ async def test_a_request_queued_behind_a_stuck_writer_is_taken_back_at_its_deadl
     is still in the outbox when its deadline passes, even when its first wait ended
     earlier (a keepalive check, here every 50 ms): it is taken back, never sent, and the
     call times out writing it, as on every transport."""
-    from dualio_transports.wire.call_table import CallTable
+    from dualio_transports.wire.call_table import CallState, CallTable
 
-    def early(self: CallTable[object], until: float, now: float) -> float:
-        return min(until, now + 0.05)
+    def early(self: CallTable[object], call: CallState[object] | None, now: float) -> float:
+        return min(math.inf if call is None else call.until, now + 0.05)
 
     with ScriptedPeer(stall()) as peer:
         async with AsyncClient(*peer.address, transport="anyio", keepalive=None, retry=None) as client:
-            monkeypatch.setattr(CallTable, "wait_until", early)
+            monkeypatch.setattr(CallTable, "wait_end", early)
             with anyio.fail_after(10):
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(functools.partial(client.echo, bytes(15 << 20), timeout=5.0))

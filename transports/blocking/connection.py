@@ -40,7 +40,6 @@ from dualio_transports.wire.connection_facts import ConnectionFacts
 from dualio_transports.wire.deadline import ItemDeadlines, seconds_left
 from dualio_transports.wire.errors import DualioError
 from dualio_transports.wire.frame_write import FrameWrite
-from dualio_transports.wire.protocol import CallKind
 from dualio_transports.wire.request import Request, StreamRequest
 from dualio_transports.wire.timing import at_most, control_deadline, grace_deadline
 
@@ -197,16 +196,9 @@ class BlockingConnection(ConnectionFacts[Any]):
         handle: Handle | None = None,
     ) -> T:
         """Send one request and wait for its answer by ``until``. ``sent`` is told the
-        request's id (see transports/interface.py)."""
-        kind, method, args = request.kind, request.method, request.args
-        call = self._roundtrip(kind, method, args, until, handle, sent, request.answers)
-        return request.decode(call.outcome())
+        request's id (see transports/interface.py).
 
-    def _roundtrip(
-        self, kind: CallKind, method: str, args: bytes, until: float,
-        handle: Handle | None, sent: list[int] | None, answers: int = 1,
-    ) -> LiveCall:
-        """:func:`procedure.roundtrip`, its straight line written out: start, send, the
+        :func:`procedure.roundtrip`, its straight line written out: start, send, the
         first wait. The generator's steps cost a quarter of a sync call on top (71,935 →
         90,967 instructions), so the usual path calls the procedure only for what is not
         straight: a failed write, a wait past the first deadline or keepalive check, a
@@ -227,21 +219,23 @@ class BlockingConnection(ConnectionFacts[Any]):
                 now = monotonic()
                 idle = table.idle(now)
                 if not idle:
-                    call, data = table.start(kind, method, args, answers, until)
-                    wake = table.wait_until(until, now)  # the first wait ends: the deadline or a check
+                    call, data = table.start(
+                        request.kind, request.method, request.args, request.answers, until)
+                    wake = table.wait_end(call, now)  # the first wait ends: the deadline or a check
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()  # before the role is taken: the finally below gives it back
                         self._reading = reader
             if idle:
                 self._read_idle()
                 with self._mutex:
-                    call, data = table.start(kind, method, args, answers, until)
-                    wake = table.wait_until(until, monotonic())
+                    call, data = table.start(
+                        request.kind, request.method, request.args, request.answers, until)
+                    wake = table.wait_end(call, monotonic())
                     if handle is None and not self._reading and not table.backlogged:
                         reader = get_ident()
                         self._reading = reader
             try:
-                late = self._send(data, until, reader != 0, call)
+                late = self._send(data, call, reader != 0)
             except BaseException:
                 self._drive(procedure.unsent(table, call, False))
                 raise
@@ -251,31 +245,29 @@ class BlockingConnection(ConnectionFacts[Any]):
             try:
                 if late is not None:
                     raise late
-                if call.done:  # answered already, or a request that expects no answer
-                    return call
-                if handle is not None and not handle.bind(self, call):
-                    raise failures.cancelled_while_sent()
-                now = monotonic()
-                if until <= now:  # the send took the call's time: as the procedure's await_news
-                    raise failures.call_timeout()
-                if reader and self._reading == reader:  # perform()'s Await, written out
-                    self._read_once(wake)  # gives the role up, unless interrupted before it held it
-                    answered: bool = call.done
-                else:
-                    answered = self._lone_read(call, wake)
-                if not answered:
-                    self._wait(call, wake, want_item=False)
-                    if not call.done:
-                        self._drive(procedure.answer(table, call, monotonic()))
+                if not call.done:  # else answered already, or a request that expects no answer
+                    if handle is not None and not handle.bind(self, call):
+                        raise failures.cancelled_while_sent()
+                    if call.until <= monotonic():  # the send took the call's time (as await_news says)
+                        raise failures.call_timeout()
+                    if reader and self._reading == reader:  # perform()'s Await, written out
+                        self._read_once(wake)  # gives the role up, unless interrupted before it held it
+                        answered: bool = call.done
+                    else:
+                        answered = self._lone_read(call, wake)
+                    if not answered:
+                        self._wait(call, wake, want_item=False)
+                        if not call.done:
+                            self._drive(procedure.answer(table, call, monotonic()))
             except BaseException:
                 self._drive(procedure.give_up(table, call))
                 raise
-            return call
         finally:
             if reader and self._reading == reader:
                 self._leave_reader_role()
             if handle is not None:
                 handle.release()
+        return request.decode(call.outcome())
 
     def stream(
         self, request: StreamRequest[T], until: float, item_timeout: float | None,
@@ -335,7 +327,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             if effect.want_item or not self._lone_read(effect.call, effect.wake):
                 self._wait(effect.call, effect.wake, effect.want_item)
         elif type(effect) is procedure.Send:
-            late = self._send(effect.data, effect.call.until, False, effect.call)
+            late = self._send(effect.data, effect.call)
             effect.may_have_left = True
             if late is not None:
                 raise late
@@ -370,7 +362,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         ready, self._ready = self._ready, []
         return ready
 
-    def _wait(self, call: LiveCall, until: float, want_item: bool) -> None:
+    def _wait(self, call: LiveCall, wake: float, want_item: bool) -> None:
         """Return once ``call`` is done (or has an item); read while nobody else does.
 
         A thread that takes the reader role keeps it until its own call is done (or a
@@ -384,7 +376,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                         while True:
                             if call.done or (want_item and call.items):
                                 return
-                            left = seconds_left(until)
+                            left = seconds_left(wake)
                             if left is not None and left <= 0:
                                 return
                             if self._table.holds_reading(call):
@@ -402,7 +394,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                     finally:
                         if not self._reading and self._sleeping:
                             self._pass_reader_role()  # it may have been passed to this thread
-                self._read_once(until, keep_role=True)
+                self._read_once(wake, keep_role=True)
                 if call.done or (want_item and call.items):
                     return  # routed by this thread just now
         finally:
@@ -412,9 +404,9 @@ class BlockingConnection(ConnectionFacts[Any]):
                         self._reading = 0
                         self._pass_reader_role()
 
-    def _lone_read(self, call: LiveCall | None, until: float) -> bool:
+    def _lone_read(self, call: LiveCall | None, wake: float) -> bool:
         """The common case, a caller alone on the connection: if the reader role is free,
-        take it, read once (until ``until`` at most) and route what came, which gives the
+        take it, read once (until ``wake`` at most) and route what came, which gives the
         role back. True if that ended ``call``; else the caller waits as :meth:`_wait` does."""
         table = self._table
         me = get_ident()
@@ -427,7 +419,7 @@ class BlockingConnection(ConnectionFacts[Any]):
                     return False
                 taken = True
                 self._reading = me
-            self._read_once(until)
+            self._read_once(wake)
         finally:
             if taken and self._reading == me:  # interrupted before _read_once held it
                 with self._mutex:
@@ -440,8 +432,8 @@ class BlockingConnection(ConnectionFacts[Any]):
         if not self._reading and self._pending_input():
             self._lone_read(None, 0.0)
 
-    def _read_once(self, until: float, keep_role: bool = False) -> bool:
-        """Read what arrives by ``until`` and route it. Holds the reader role, and
+    def _read_once(self, wake: float, keep_role: bool = False) -> bool:
+        """Read what arrives by ``wake`` and route it. Holds the reader role, and
         gives it up on the way out whatever happens (a KeyboardInterrupt included);
         with ``keep_role``, never: the caller does."""
         failure: DualioError | None = None
@@ -451,7 +443,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         try:
             room = self._table.room()  # only the reader feeds the decoder
             try:
-                data = self._recv(until, room)
+                data = self._recv(wake, room)
                 if not data and data is not None:
                     failure = failures.peer_closed()
             except OSError as exc:
@@ -535,9 +527,9 @@ class BlockingConnection(ConnectionFacts[Any]):
 
     # -- socket I/O ---------------------------------------------------------
 
-    def _wait_io(self, event: int, until: float, poller: select.poll | None) -> bool:
-        """Wait until the socket is ready for ``event``; False when the deadline passes."""
-        left = seconds_left(until)
+    def _wait_io(self, event: int, wake: float, poller: select.poll | None) -> bool:
+        """Wait until the socket is ready for ``event``; False when ``wake`` passes first."""
+        left = seconds_left(wake)
         if left is not None and left <= 0:
             left = 0.0  # one look, no wait
         if poller is None:  # TLS wanting the other direction (rare), or no poll() on this OS
@@ -546,24 +538,24 @@ class BlockingConnection(ConnectionFacts[Any]):
                 return bool(sel.select(left))
         return bool(poller.poll(_poll_ms(left)))
 
-    def _recv(self, until: float, room: memoryview | None) -> bytes | int | None:
-        """Bytes received by ``until`` (into ``room`` if given: their count), ``b""`` or 0
+    def _recv(self, wake: float, room: memoryview | None) -> bytes | int | None:
+        """Bytes received by ``wake`` (into ``room`` if given: their count), ``b""`` or 0
         at end of stream, None if nothing came in time."""
         if self._poll_slice is not None:
-            until = at_most(until, self._poll_slice)
+            wake = at_most(wake, self._poll_slice)
         if not self._tls:  # wait first: an answer is rarely in already, and a failed recv costs more
             poller = self._read_poll
             while True:
                 if poller is not None:  # the usual case, without a selector
-                    left = seconds_left(until)
+                    left = seconds_left(wake)
                     if not poller.poll(None if left is None else int(left * 1000) + 1 if left > 0 else 0):
                         return None  # (milliseconds rounded up, as _poll_ms)
-                elif not self._wait_io(selectors.EVENT_READ, until, None):
+                elif not self._wait_io(selectors.EVENT_READ, wake, None):
                     return None
                 try:
                     return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
                 except BlockingIOError:  # readable, then not: wait again, for what is left
-                    left = seconds_left(until)
+                    left = seconds_left(wake)
                     if left is not None and left <= 0:
                         return None
         while True:  # TLS: bytes may wait decrypted inside OpenSSL, where poll cannot see them
@@ -571,32 +563,31 @@ class BlockingConnection(ConnectionFacts[Any]):
                 with self._io_lock:
                     return self._sock.recv(_RECV_SIZE) if room is None else self._sock.recv_into(room)
             except (BlockingIOError, ssl.SSLWantReadError):
-                ready = self._wait_io(selectors.EVENT_READ, until, self._read_poll)
+                ready = self._wait_io(selectors.EVENT_READ, wake, self._read_poll)
             except ssl.SSLWantWriteError:
-                ready = self._wait_io(selectors.EVENT_WRITE, until, None)
+                ready = self._wait_io(selectors.EVENT_WRITE, wake, None)
             if not ready:
                 return None
 
-    def _send(
-        self, data: bytes, until: float, reader: bool = False, call: LiveCall | None = None,
-    ) -> BaseException | None:
-        """Write one whole frame (then any queued CANCELs), or fail the connection; raises
-        only if the frame did not leave whole. An interrupt once it has (while the CANCELs
-        go) is returned, for the caller to raise as a failure after sending. A ``reader``
-        (the caller holds the reader role) gives the role up before any wait. ``call``,
-        whose request ``data`` is, takes its place in the order of answers as it is
-        written, for a protocol answered in order."""
+    def _send(self, data: bytes, call: LiveCall | None, reader: bool = False) -> BaseException | None:
+        """Write one whole frame (then any queued CANCELs) by its ``call``'s deadline (no call:
+        a goodbye, by the grace deadline), or fail the connection; raises only if the frame
+        did not leave whole. An interrupt once it has (while the CANCELs go) is returned, for
+        the caller to raise as a failure after sending. A ``reader`` (the caller holds the
+        reader role) gives the role up before any wait. ``call``, whose request ``data`` is,
+        takes its place in the order of answers as it is written, for a protocol answered
+        in order."""
         if not self._write_lock.acquire(False):
             if reader:
                 self._leave_reader_role()
-            left = seconds_left(until)
+            left = seconds_left(grace_deadline() if call is None else call.until)
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise failures.write_timeout()
         try:
             if call is not None and self._ordered:
                 with self._mutex:
                     self._table.enter_order(call)
-            self._write_locked(data, until, reader)
+            self._write_locked(data, call, reader)
             if self._control:
                 try:  # the frame left whole: from here an interrupt is returned, not raised
                     if reader:
@@ -639,14 +630,15 @@ class BlockingConnection(ConnectionFacts[Any]):
                 self._table.enter_order(probe)
             self._control_calls.clear()
         try:
-            self._write_locked(b"".join(frames), grace_deadline())
+            self._write_locked(b"".join(frames), None)
         except DualioError:
             pass  # the connection is failed already; a CANCEL is only advice
 
-    def _write_locked(self, data: bytes, until: float, reader: bool = False) -> None:
-        """Write ``data`` whole under the write lock, by the rules of :class:`FrameWrite`.
-        Most writes fit in the socket at once and never make one. A ``reader`` gives the
-        reader role up before it waits for the socket."""
+    def _write_locked(self, data: bytes, call: LiveCall | None, reader: bool = False) -> None:
+        """Write ``data`` whole under the write lock, by the rules of :class:`FrameWrite`,
+        by ``call``'s deadline (None: frames of no call's, CANCELs and a goodbye, by the grace
+        deadline). Most writes fit in the socket at once and never make one. A ``reader``
+        gives the reader role up before it waits for the socket."""
         try:
             if self._tls:
                 with self._io_lock:
@@ -662,7 +654,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             sent, event = 0, selectors.EVENT_READ
         except OSError as exc:
             raise self._broken(failures.broken(exc))  # noqa: B904  (its cause is set)
-        write = FrameWrite(data, until)
+        write = FrameWrite(data, grace_deadline() if call is None else call.until)
         write.sent(sent)
         try:
             if reader:  # part of the frame may be out: an interrupt here is a torn write too
@@ -725,7 +717,7 @@ class BlockingConnection(ConnectionFacts[Any]):
         late: BaseException | None = None
         if goodbye:
             try:
-                late = self._send(goodbye, grace_deadline())
+                late = self._send(goodbye, None)
             except DualioError:
                 pass
         self._broken(failures.closed_by_user())

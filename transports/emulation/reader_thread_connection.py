@@ -16,7 +16,6 @@ pays for those wake-ups.
 from __future__ import annotations
 
 import functools
-import math
 import socket
 import threading
 from collections.abc import Callable
@@ -163,7 +162,7 @@ class ReaderThreadConnection(BlockingConnection):
                 if self._table.failure is not None:
                     return
                 self._reading = get_ident()
-            if not self._read_once(self._table.wait_until(math.inf, monotonic())):
+            if not self._read_once(self._table.wait_end(None, monotonic())):
                 return
             now = monotonic()
             if self._table.keepalive_wait(now) == 0:

@@ -280,7 +280,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             sent.append(call.id)
         try:
             if not call.done:
-                await self._await_news(call, table.wait_until(until, time.monotonic()), False)
+                await self._await_news(call, table.wait_end(call, time.monotonic()), False)
                 if not call.done:
                     expired = failures.call_timeout
                     if ticket:

@@ -322,8 +322,18 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         return future
 
     async def call(self, request: Request[T], until: float, sent: list[int] | None = None) -> T:
-        """Send one request and return its decoded answer, by ``until``."""
-        future = self._call_future(until)
+        """Send one request and return its decoded answer, by ``until``.
+
+        :meth:`_call_future` and :meth:`_send_call` written out: the call costs two
+        Python calls fewer (about 900 instructions in 94,000)."""
+        loop = self._loop
+        future: asyncio.Future[None] = (
+            asyncio.Future(loop=loop) if self._plain_futures else loop.create_future()
+        )
+        if until != NO_DEADLINE:
+            when = until if self._monotonic_clock else on_clock(until, self._clock)
+            if self._deadlines.add(when, future):
+                self._arm(when)
         call: LiveCall | None = None
         try:
             if self._paused:  # backpressure: wait for the socket to drain, by the deadline
@@ -331,7 +341,13 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
                     await self._wait_drained(future)
                 except DualioTimeout:
                     raise failures.write_timeout() from None
-            call = self._send_call(request, future, sent, until)
+            call, data = self._table.start(request.kind, request.method, request.args, request.answers, until)
+            call.waiter = future
+            self._write(data)
+            if sent is not None:
+                sent.append(call.id)
+            if call.done:  # a request that expects no answer
+                future.set_result(None)
             await future
         except BaseException:
             if call is not None:
@@ -372,7 +388,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
     ) -> LiveCall:
         """Start a call that ``future`` waits for (its deadline, ``until``, kept by the
         loop's timer), and write its request whole: at once, or with what the loop pass
-        writes (the one step both ways of calling share)."""
+        writes (the portal's hop; the coroutine :meth:`call` writes the same step out)."""
         call, data = self._table.start(request.kind, request.method, request.args, request.answers, until)
         call.waiter = future
         self._write(data)

@@ -499,10 +499,11 @@ class CallTable(Generic[W]):
         calls = self.live
         wake = self._wake
         accepts = self._accepts
+        order = self._order  # None: answers come by key, and none of what follows about order applies
         for kind, rid, payload in messages:
             ordered = rid == IN_ORDER
-            if ordered and self._order:
-                rid = self._order[0]
+            if ordered and order:
+                rid = order[0]
             state = calls.get(rid)
             if state is None or rid == HANDSHAKE_KEY:
                 ending = self._unrouted(kind, rid, payload)
@@ -520,7 +521,7 @@ class CallTable(Generic[W]):
                 continue
             if not final:
                 if ordered:  # a stream answered in order once (its start): later items come by key
-                    self._order.popleft()  # type: ignore[union-attr]
+                    order.popleft()  # type: ignore[union-attr]
                     state.due = 0
                 if state.abandoned:
                     self.dropped += 1
@@ -532,14 +533,15 @@ class CallTable(Generic[W]):
                 wake(state)
                 continue
             del calls[rid]
-            if ordered:
-                self._order.popleft()  # type: ignore[union-attr]  # it named the oldest
-            elif self._order is not None and state.kind in self._ordered and state.due:
-                self._order.remove(rid)  # answered by key though in the order: it leaves it too
+            if order is not None:
+                if ordered:
+                    order.popleft()  # it named the oldest
+                elif state.kind in self._ordered and state.due:
+                    order.remove(rid)  # answered by key though in the order: it leaves it too
             if state.abandoned:
                 self.dropped += 1
                 continue
-            if state.parts is not None:
+            if ordered and state.parts is not None:
                 state.parts.append(payload)
                 state.result = b"".join(state.parts)
             elif kind is self._error_kind:
@@ -640,13 +642,15 @@ class CallTable(Generic[W]):
         check = self.next_keepalive_check(now)
         return None if check is None else max(check - now, 0.0)
 
-    def wait_until(self, until: float, now: float) -> float:
-        """How long a wait for news that begins at ``now`` may last: until ``until``, or the
-        next keepalive check (:meth:`keepalive_wait`) if that comes first."""
+    def wait_end(self, call: CallState[W] | None, now: float) -> float:
+        """When a wait for ``call``'s news that begins at ``now`` ends: at its deadline, or
+        at the next keepalive check (:meth:`keepalive_wait`) if that comes first (no call:
+        a reader's wait for whatever comes, which only a keepalive check ends)."""
+        end = NO_DEADLINE if call is None else call.until
         check = self.next_keepalive_check(now)
-        if check is None or until <= check:
-            return until
-        return check if check > now else min(now, until)
+        if check is None or end <= check:
+            return end
+        return check if check > now else min(now, end)
 
     def next_keepalive_check(self, now: float) -> float | None:
         """The ``time.monotonic()`` of the next keepalive check, as seen at ``now``; None: never."""

@@ -65,10 +65,10 @@ class FrameWrite:
         than ``first_wait``)."""
         now = time.monotonic()
         self._stall_at = now + timing.WRITE_STALL_LIMIT
-        until = min(self.until, self._stall_at)
+        end = min(self.until, self._stall_at)
         if self.done == 0 and self.first_wait is not None:
-            until = max(until, now + min(self.first_wait, timing.WRITE_STALL_LIMIT))
-        return until
+            end = max(end, now + min(self.first_wait, timing.WRITE_STALL_LIMIT))
+        return end
 
     def expired(self, may_have_begun: bool = False) -> tuple[DualioError, ConnectionLost | None]:
         """A wait ended without room in the socket: the error the writer raises, and the

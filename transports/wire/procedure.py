@@ -211,10 +211,9 @@ def await_news(
     between, so a silent peer is found by a call without a timeout too."""
     quiet = False  # no keepalive check can be done (the handshake, the end): wait for the deadline
     while not (call.done or (want_item and call.items)):
-        until = call.until
-        if now >= until:
+        if now >= call.until:
             raise expired()
-        now = yield Await(call, until if quiet else table.wait_until(until, now), want_item)
+        now = yield Await(call, call.until if quiet else table.wait_end(call, now), want_item)
         if call.done or (want_item and call.items):
             return
         if not quiet and table.keepalive_wait(now) == 0.0:

@@ -341,8 +341,7 @@ class BlockingRedisOnFakePeer(BlockingRedis[bytes]):
     """The blocking Redis face, its connection (made as the face's options say, RESP3
     handshake included) on a :class:`FakeRespSocket` instead of a TCP socket."""
 
-    def _connect(self, until: float, connecting: Connecting | None = None) -> BlockingConnection:
-        self._life.connecting()
+    def _connect_transport(self, until: float, connecting: Connecting | None = None) -> BlockingConnection:
         return blocking_connection(FakeRespSocket(), options=self._options)
 
 
@@ -350,8 +349,7 @@ class AsyncRedisOnFakePeer(AsyncRedis[bytes]):
     """The async Redis face, its asyncio fast path (made as the face's options say, RESP3
     handshake included) on a :class:`FakeRespTransport` instead of a TCP socket."""
 
-    async def _connect(self, until: float) -> AsyncTransport:
-        self._life.connecting()
+    async def _connect_transport(self, until: float) -> AsyncTransport:
         return await asyncio_connection(self._options, FakeRespTransport)
 
 
