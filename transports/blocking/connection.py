@@ -140,6 +140,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             options.wire_protocol(), now=monotonic(), wake=self._wake,
             keepalive=options.keepalive, order_at_start=False,  # a request is written under _write_lock
         )
+        self._follow_end()
         self._mutex = threading.Lock()  # guards the table; never held across I/O or callbacks
         self._cond = threading.Condition(self._mutex)  # threads waiting for the role, not for a call
         self._sleeping: dict[LiveCall, threading.Condition] = {}  # threads asleep in _wait, by call

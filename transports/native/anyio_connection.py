@@ -134,6 +134,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             options.wire_protocol(), now=time.monotonic(), wake=_wake,
             keepalive=options.keepalive,
         )
+        self._follow_end()
         self._write_lock = anyio.Lock()
         self._writing = False  # a writer holds the lock: a request joins its batch
         self._outbox: list[bytes] = []  # a frame taken back stays as b"", so tickets keep their place

@@ -73,7 +73,8 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
     __slots__ = (
         "_clock", "_close_grace", "_deadlines", "_decoder", "_disconnected", "_drained", "_into_room",
         "_keepalive_at", "_loop", "_lost", "_monotonic_clock", "_outbox", "_paused", "_plain_futures",
-        "_read_view", "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "_unread", "loop",
+        "_read_view", "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "_unread",
+        "closed", "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:
@@ -81,6 +82,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
             options.wire_protocol(), now=time.monotonic(), wake=_wake,
             keepalive=options.keepalive,
         )
+        self._follow_end()
         self._deadlines: TimerQueue[asyncio.Future[None]] = TimerQueue(_ended)
         """Each waiting future's deadline: it ends with a timeout error then (a stream
         item's carries the item timeout, for the error text)."""

@@ -180,6 +180,7 @@ class CallTable(Generic[W]):
         "keepalive",
         "last_heard",
         "live",
+        "on_end",
         "protocol",
     )
 
@@ -224,6 +225,9 @@ class CallTable(Generic[W]):
         """Every live call by key (the handshake's until it is done); read-only outside the table."""
         self.failure: DualioError | None = None
         self.closing = False
+        self.on_end: Callable[[], object] | None = None
+        """Told when the connection ends (closing, or failed), for a transport that keeps
+        its own ``closed`` flag: a face reads that on every call."""
         self.backlogged: dict[CallState[W], None] = {}  # streams over STREAM_BACKLOG: stop reading
         self.dropped = 0  # frames that arrived for calls whose callers had given up
 
@@ -686,6 +690,8 @@ class CallTable(Generic[W]):
         if self.failure is None:
             self.failure = error
             self._unusual = True
+            if self.on_end is not None:
+                self.on_end()
             log.debug("connection failed, %d calls live: %s: %s", self.in_flight, type(error).__name__, error)
         error = self.failure
         live = list(self.live.values())
@@ -707,6 +713,8 @@ class CallTable(Generic[W]):
         owed = self._pay()  # what is owed goes ahead of the goodbye, as of a request
         self.closing = True
         self._unusual = True
+        if self.on_end is not None:
+            self.on_end()
         return b"" if self.failure is not None else owed + self.protocol.goodbye()
 
 

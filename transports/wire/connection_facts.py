@@ -16,11 +16,17 @@ class ConnectionFacts(Generic[W]):
 
     __slots__ = ()
     _table: CallTable[W]
+    closed: bool
+    """True once the connection is closing or has failed: a flag, not a property, as a face
+    asks before every call (kept by :meth:`_follow_end`)."""
 
-    @property
-    def closed(self) -> bool:
-        table = self._table
-        return table.closing or table.failure is not None
+    def _follow_end(self) -> None:
+        """Keep :attr:`closed` as the table ends; the transport calls it once it made ``_table``."""
+        self.closed = False
+        self._table.on_end = self._ended
+
+    def _ended(self) -> None:
+        self.closed = True
 
     @property
     def failure(self) -> DualioError | None:
