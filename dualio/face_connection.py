@@ -234,6 +234,7 @@ class AsyncFace(AsyncCalls):
             self._connecting = connecting  # aclose() cancels it
             try:
                 self._life.connecting()
+                self._options = await self.locate_server(self._options, until)
                 fresh = await self._connect_transport(until)
             finally:
                 self._connecting = None
@@ -266,6 +267,7 @@ class AsyncFace(AsyncCalls):
 
     async def _open_held(self, until: float) -> AsyncTransport:
         self._life.check_open()
+        self._options = await self.locate_server(self._options, until)
         conn = await self._connect_transport(until)
         if self._life.closed_by_user:  # closed while it connected: it is not kept
             await self._discard(conn)

@@ -152,6 +152,15 @@ class Calls:
         """Close a connection that is no longer the client's, whatever happens to the caller."""
         raise NotImplementedError
 
+    def locate_server(self, options: ConnectOptions, until: float) -> ConnectOptions:
+        """Where the face's next connection goes, asked before each connect: ``options``,
+        the face's own, unless a face whose server moves says otherwise (Redis with
+        ``sentinels=`` asks its sentinels where the primary is now). ``until`` is the
+        deadline of the call that connects, a ``time.monotonic()`` instant (``math.inf``:
+        none), which the connect itself counts against too. A ConnectError raised here is
+        a failed connect: the call waits and tries again as ``retry`` allows."""
+        return options
+
     def _pause(self, seconds: float) -> None:
         raise NotImplementedError
 

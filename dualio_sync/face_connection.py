@@ -202,6 +202,7 @@ class Face(Calls):
         try:
             self._life.check_open()  # after publishing the attempt: close() stops it, or this sees it
             self._life.connecting()
+            self._options = self.locate_server(self._options, until)
             conn = self._connect_transport(until, connecting)
         finally:
             self._connecting = None
@@ -239,6 +240,7 @@ class Face(Calls):
     def _open_held(self, until: float) -> BlockingTransport:
         self._check_thread()
         self._life.check_open()
+        self._options = self.locate_server(self._options, until)
         conn = self._connect_transport(until)
         held = self._held.this_process()
         with held.mutex:

@@ -34,7 +34,7 @@ GENERATED = {
     redis_methods.plan(name, spec).name for name, spec in redis_methods.commands(redis_methods.load()).items()
     if name not in redis_overrides.HAND_WRITTEN
 }
-FACE_BASE = {"request", "stream", "ping", "pause", "dedicated", "has_pending_input"}
+FACE_BASE = {"request", "stream", "ping", "pause", "dedicated", "has_pending_input", "locate_server"}
 """What every face has from its base (dualio.extend), whatever its protocol."""
 METHODS = {
     Client: {*FACE_BASE, "echo", "upper", "sleep", "blob", "words", "stats", "call"},
@@ -102,6 +102,7 @@ def test_the_redis_constructor() -> None:
         ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
         ("decode_responses", False), ("lazy", False), ("on_state", None), ("on_request", None),
         ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20), ("cache", None),
+        ("sentinels", ()), ("service_name", None), ("sentinel_timeout", 1.0), ("sentinel_password", None),
         ("transport", "blocking"),
     ]
 

@@ -34,6 +34,7 @@ OWN_RULES: Substitutions = [
     (r"\bfrom dualio\.redis\.method_support\b", "from dualio_sync.redis.method_support"),
     (r"\bfrom dualio\.redis\.client\b", "from dualio_sync.redis.client"),
     (r"\bfrom dualio\.redis\.cluster\b", "from dualio_sync.redis.cluster"),
+    (r"\bfrom dualio\.redis\.sentinel\b", "from dualio_sync.redis.sentinel"),
     (r"^from anyio import Lock, sleep\n", "from threading import Lock\nfrom time import sleep\n"),
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
@@ -116,6 +117,11 @@ FILES: dict[str, tuple[str, str]] = {
         "dualio_sync/redis/cluster.py",
         _docstring('Redis Cluster, blocking face: ``with RedisCluster("127.0.0.1", 7000) as rc: '
                    'rc.set("k", "v")``.', "dualio/redis/cluster.py"),
+    ),
+    "dualio/redis/sentinel.py": (
+        "dualio_sync/redis/sentinel.py",
+        _docstring('Redis Sentinel, blocking face: ``Redis(sentinels=[("127.0.0.1", 26379)], '
+                   'service_name="mymaster")``.', "dualio/redis/sentinel.py"),
     ),
     "dualio/redis/client.py": (
         "dualio_sync/redis/client.py",

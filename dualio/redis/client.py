@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import ssl
-from typing import Literal, Unpack, overload
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Literal, Unpack, cast, overload
 
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, redis_protocol
 from dualio.redis.method_support import S
+from dualio.redis.sentinel import SENTINEL_TIMEOUT, Address, Sentinels, check_sentinels
 from dualio.toolkit import (
     DEFAULT_RETRY,
     HELD_CONNECTIONS,
@@ -18,6 +22,7 @@ from dualio.toolkit import (
     RetryPolicy,
     StateCallback,
     TransportName,
+    check_timeout,
 )
 from dualio_transports.redis_protocol.resp import MAX_REPLY
 from dualio_transports.redis_protocol.tracking import ClientCache
@@ -55,6 +60,8 @@ class Redis(AsyncRedisCommands[S], AsyncFace):
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        sentinels: Sequence[Address] = (), service_name: str | None = None,
+        sentinel_timeout: float | None = SENTINEL_TIMEOUT, sentinel_password: str | None = None,
         transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None: ...
 
@@ -70,6 +77,8 @@ class Redis(AsyncRedisCommands[S], AsyncFace):
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        sentinels: Sequence[Address] = (), service_name: str | None = None,
+        sentinel_timeout: float | None = SENTINEL_TIMEOUT, sentinel_password: str | None = None,
         transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None: ...
 
@@ -97,9 +106,28 @@ class Redis(AsyncRedisCommands[S], AsyncFace):
         held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY,
         cache: ClientCache | None = None,
+        sentinels: Sequence[Address] = (),
+        service_name: str | None = None,
+        sentinel_timeout: float | None = SENTINEL_TIMEOUT,
+        sentinel_password: str | None = None,
         transport: TransportName = "native",
         **async_only: Unpack[AsyncOnly],
     ) -> None:
+        self._sentinels: Sentinels | None = None
+        if sentinels or service_name is not None:
+            if unix_socket_path is not None:
+                raise ValueError("the primary sentinels name is reached over TCP: give no unix_socket_path")
+            settings: dict[str, Any] = {
+                "timeout": sentinel_timeout, "connect_timeout": sentinel_timeout,
+                "password": sentinel_password, "retry": None, "lazy": True, "decode_responses": True,
+                "tls": tls, "transport": transport, "keepalive": None, **async_only,
+            }
+            addresses = check_sentinels(sentinels, service_name)
+            Redis(*addresses[0], **settings)  # every sentinel setting checked now, as Redis checks it
+            self._sentinels = Sentinels(
+                addresses, cast(str, service_name), check_timeout("sentinel_timeout", sentinel_timeout),
+                functools.partial(Redis, **settings),
+            )
         protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
@@ -114,3 +142,23 @@ class Redis(AsyncRedisCommands[S], AsyncFace):
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
             on_response=on_response, transport=transport, held_connections=held_connections, **async_only,
         )
+
+    async def locate_server(self, options: ConnectOptions, until: float) -> ConnectOptions:
+        """With ``sentinels``: the primary they name now (dualio/redis/sentinel.py);
+        else ``options`` as they are."""
+        if self._sentinels is None:
+            return options
+        host, port = await self._sentinels.primary(until)
+        if (host, port) != (options.host, options.port):
+            options = replace(options, host=host, port=port)
+            self.host, self.port = host, port
+        return options
+
+    async def aclose(self) -> None:
+        """Close the connection (and the sentinels', with ``sentinels``); calls still
+        waiting raise ClosedError. Idempotent."""
+        try:
+            await super().aclose()
+        finally:
+            if self._sentinels is not None:
+                await self._sentinels.aclose()

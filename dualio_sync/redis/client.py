@@ -6,11 +6,15 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 
 from __future__ import annotations
 
+import functools
 import ssl
-from typing import Literal, overload
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Literal, cast, overload
 
 from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, redis_protocol
 from dualio_sync.redis.method_support import S
+from dualio_sync.redis.sentinel import SENTINEL_TIMEOUT, Address, Sentinels, check_sentinels
 from dualio_sync.toolkit import (
     DEFAULT_RETRY,
     HELD_CONNECTIONS,
@@ -21,6 +25,7 @@ from dualio_sync.toolkit import (
     RetryPolicy,
     StateCallback,
     TransportName,
+    check_timeout,
 )
 from dualio_transports.redis_protocol.resp import MAX_REPLY
 from dualio_transports.redis_protocol.tracking import ClientCache
@@ -58,6 +63,8 @@ class Redis(RedisCommands[S], Face):
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        sentinels: Sequence[Address] = (), service_name: str | None = None,
+        sentinel_timeout: float | None = SENTINEL_TIMEOUT, sentinel_password: str | None = None,
         transport: TransportName = "blocking",
     ) -> None: ...
 
@@ -73,6 +80,8 @@ class Redis(RedisCommands[S], Face):
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        sentinels: Sequence[Address] = (), service_name: str | None = None,
+        sentinel_timeout: float | None = SENTINEL_TIMEOUT, sentinel_password: str | None = None,
         transport: TransportName = "blocking",
     ) -> None: ...
 
@@ -100,8 +109,27 @@ class Redis(RedisCommands[S], Face):
         held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY,
         cache: ClientCache | None = None,
+        sentinels: Sequence[Address] = (),
+        service_name: str | None = None,
+        sentinel_timeout: float | None = SENTINEL_TIMEOUT,
+        sentinel_password: str | None = None,
         transport: TransportName = "blocking",
     ) -> None:
+        self._sentinels: Sentinels | None = None
+        if sentinels or service_name is not None:
+            if unix_socket_path is not None:
+                raise ValueError("the primary sentinels name is reached over TCP: give no unix_socket_path")
+            settings: dict[str, Any] = {
+                "timeout": sentinel_timeout, "connect_timeout": sentinel_timeout,
+                "password": sentinel_password, "retry": None, "lazy": True, "decode_responses": True,
+                "tls": tls, "transport": transport, "keepalive": None,
+            }
+            addresses = check_sentinels(sentinels, service_name)
+            Redis(*addresses[0], **settings)  # every sentinel setting checked now, as Redis checks it
+            self._sentinels = Sentinels(
+                addresses, cast(str, service_name), check_timeout("sentinel_timeout", sentinel_timeout),
+                functools.partial(Redis, **settings),
+            )
         protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
@@ -116,3 +144,23 @@ class Redis(RedisCommands[S], Face):
             options, timeout=timeout, retry=retry, lazy=lazy, on_state=on_state, on_request=on_request,
             on_response=on_response, transport=transport, held_connections=held_connections,
         )
+
+    def locate_server(self, options: ConnectOptions, until: float) -> ConnectOptions:
+        """With ``sentinels``: the primary they name now (dualio/redis/sentinel.py);
+        else ``options`` as they are."""
+        if self._sentinels is None:
+            return options
+        host, port = self._sentinels.primary(until)
+        if (host, port) != (options.host, options.port):
+            options = replace(options, host=host, port=port)
+            self.host, self.port = host, port
+        return options
+
+    def close(self) -> None:
+        """Close the connection (and the sentinels', with ``sentinels``); calls still
+        waiting raise ClosedError. Idempotent."""
+        try:
+            super().close()
+        finally:
+            if self._sentinels is not None:
+                self._sentinels.close()

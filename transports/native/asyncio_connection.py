@@ -74,7 +74,7 @@ class AsyncioConnection(asyncio.BufferedProtocol, ConnectionFacts["asyncio.Futur
         "_clock", "_close_grace", "_deadlines", "_decoder", "_disconnected", "_drained", "_into_room",
         "_keepalive_at", "_loop", "_lost", "_monotonic_clock", "_outbox", "_paused", "_plain_futures",
         "_read_view", "_reading_paused", "_stall_check", "_table", "_timer", "_transport", "_unread",
-        "closed", "loop",
+        "loop",
     )
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: ConnectOptions) -> None:

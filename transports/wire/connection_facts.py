@@ -14,7 +14,7 @@ class ConnectionFacts(Generic[W]):
     """What every transport reports straight from its call table (a mixin: the transport
     sets ``_table``)."""
 
-    __slots__ = ()
+    __slots__ = ("closed",)
     _table: CallTable[W]
     closed: bool
     """True once the connection is closing or has failed: a flag, not a property, as a face

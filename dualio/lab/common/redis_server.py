@@ -177,3 +177,39 @@ def _bindable(port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def start_sentinel(
+    primary: tuple[str, int], service_name: str = "mymaster", *, quorum: int = 2,
+    down_after_ms: int = 1000, failover_timeout_ms: int = 10000, executable: str | None = None,
+) -> RedisServer:
+    """A Redis Sentinel (``redis-server CONF --sentinel``) on a free port, watching the
+    primary at ``primary`` as ``service_name``: it judges it down after ``down_after_ms``
+    of silence and, with ``quorum`` sentinels agreeing, promotes a replica. Sentinel
+    rewrites its configuration file, so each has one of its own in its directory."""
+    executable = executable or shutil.which("redis-server")
+    if executable is None:
+        raise RedisServerError(NOT_INSTALLED)
+    failure = ""
+    for _ in range(3):
+        port = free_port()
+        directory = tempfile.mkdtemp(prefix="dualio-sentinel-")
+        config = Path(directory, "sentinel.conf")
+        config.write_text(
+            f"port {port}\nbind 127.0.0.1\ndir {directory}\nlogfile redis.log\n"
+            f"sentinel monitor {service_name} {primary[0]} {primary[1]} {quorum}\n"
+            f"sentinel down-after-milliseconds {service_name} {down_after_ms}\n"
+            f"sentinel failover-timeout {service_name} {failover_timeout_ms}\n"
+            f"sentinel parallel-syncs {service_name} 1\n"
+        )
+        process = subprocess.Popen([executable, str(config), "--sentinel"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = RedisServer(process, port, directory)
+        until = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < until and process.poll() is None:
+            if _accepts(port):
+                return server
+            time.sleep(0.05)
+        failure = f"sentinel on port {port} did not start (exit {process.poll()}):\n{server.log()}"
+        server.stop()
+    raise RedisServerError(failure)

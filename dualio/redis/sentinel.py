@@ -1,0 +1,123 @@
+"""Redis Sentinel, async face: ``Redis(sentinels=[("127.0.0.1", 26379)], service_name="mymaster")``.
+
+A client given ``sentinels`` connects to the primary they name for ``service_name`` and
+asks them again before every connect it makes. After a failover the connection to the
+old primary breaks (or is refused, or it answers as a replica), and the next connect goes
+to the replica the sentinels promoted: within the call's deadline and as ``retry``
+allows, as after any lost connection, so reads and writes safe to repeat ride the failover
+out and a write whose outcome is unknown raises OutcomeUnknown.
+
+The sentinels are asked in turn, the one that answered last first, each within
+``sentinel_timeout`` (and the call's deadline), over one connection each that the client
+keeps. A sentinel that cannot be reached is passed over; when none names a primary the
+connect fails with a ConnectError naming what each said, which the call's retries
+treat as any failed connect. When every sentinel that answered says it does not know
+``service_name``, the ConnectError is not retried (the name is wrong, as a wrong password
+is): the client is closed for good.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dualio.toolkit import ConnectError, DualioError, Lock
+
+if TYPE_CHECKING:
+    from dualio.redis.client import Redis
+
+Address = tuple[str, int]
+
+SENTINEL_TIMEOUT = 1.0
+"""Seconds one sentinel has to connect and answer, by default."""
+
+
+def check_sentinels(sentinels: Sequence[Address], service_name: object) -> list[Address]:
+    """The sentinels' addresses, checked: a non-empty sequence of ``(host, port)``."""
+    if isinstance(sentinels, str | bytes) or not isinstance(sentinels, Sequence) or not sentinels:
+        raise ValueError(f"sentinels must be a non-empty sequence of (host, port), not {sentinels!r}")
+    checked: list[Address] = []
+    for address in sentinels:
+        if not isinstance(address, tuple) or len(address) != 2:
+            raise ValueError(f"each sentinel must be a (host, port) tuple, not {address!r}")
+        host, port = address
+        if not isinstance(host, str) or not host:
+            raise TypeError(f"a sentinel's host must be a non-empty str, not {host!r}")
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port <= 0xFFFF:
+            raise ValueError(f"a sentinel's port must be an int in 1..65535, not {port!r}")
+        checked.append((host, port))
+    if not isinstance(service_name, str) or not service_name:
+        raise ValueError(f"service_name must be a non-empty str with sentinels, not {service_name!r}")
+    return checked
+
+
+class Sentinels:
+    """The sentinels of one service, asked where its primary is now. ``client(host,
+    port)`` makes the (lazy) client of one sentinel."""
+
+    def __init__(
+        self, addresses: list[Address], service_name: str, timeout: float | None,
+        client: Callable[[str, int], Redis[Any]],
+    ) -> None:
+        self.addresses = addresses  # the one that answered last, first
+        self.service_name = service_name
+        self.timeout = timeout
+        self._client = client
+        self._clients: dict[Address, Redis[Any]] = {}
+        self._making = Lock()
+
+    async def primary(self, until: float) -> Address:
+        """The primary's address as the first sentinel that knows it says, by ``until``."""
+        said: list[str] = []
+        unknown = 0
+        for address in list(self.addresses):
+            left = until - time.monotonic()
+            if left <= 0:
+                said.append("the call's deadline passed")
+                break
+            where = f"sentinel {address[0]}:{address[1]}"
+            try:
+                sentinel = await self._sentinel(address)
+                wait = left if self.timeout is None else min(left, self.timeout)
+                reply = await sentinel.execute(
+                    "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service_name, timeout=wait,
+                )
+            except DualioError as exc:
+                said.append(f"{where}: {type(exc).__name__}: {exc}")
+                continue
+            if reply is None:
+                unknown += 1
+                said.append(f"{where}: no service named {self.service_name!r}")
+                continue
+            host, port = _text(reply[0]), int(reply[1])
+            if address != self.addresses[0]:
+                self.addresses.remove(address)
+                self.addresses.insert(0, address)
+            return host, port
+        failure = ConnectError(f"no sentinel named the primary of {self.service_name!r}: " + "; ".join(said))
+        if unknown == len(self.addresses):
+            failure.retryable = False  # a wrong name: no retry mends it
+        raise failure
+
+    async def _sentinel(self, address: Address) -> Redis[Any]:
+        client = self._clients.get(address)
+        if client is not None and not client.closed:
+            return client
+        async with self._making:
+            client = self._clients.get(address)
+            if client is None or client.closed:
+                if client is not None:
+                    await client.aclose()
+                client = self._clients[address] = self._client(*address)
+                await client.open()
+        return client
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
