@@ -15,12 +15,20 @@ import pytest
 from dualio.lab.common import redis_server
 from dualio.lab.common.redis_server import NOT_INSTALLED, RedisServer
 
-__all__ = ["NOT_INSTALLED", "RedisServer", "start_redis"]
+__all__ = ["ASYNC_TRANSPORTS", "NOT_INSTALLED", "RedisServer", "start_redis"]
 
 REDIS_SERVER = shutil.which("redis-server")
 PASSWORD = "s3cret-for-tests"
 start_redis = partial(redis_server.start_redis, debug_command=True)
 """A redis-server for a test: DEBUG SLEEP is allowed (a command the server takes long on)."""
+ASYNC_TRANSPORTS = [
+    pytest.param("asyncio", "native", id="native-asyncio"),
+    pytest.param("asyncio", "anyio", id="anyio-asyncio"),
+    pytest.param("trio", "native", id="native-trio"),
+    pytest.param("asyncio", "emulated", id="pool-asyncio"),
+]
+"""``(anyio_backend, transport)`` of the async face, for the tests of several servers at once
+(a cluster, a Sentinel set): each waiting style once."""
 
 
 def _started(password: str | None = None, hello: bool = True) -> Iterator[RedisServer]:

@@ -20,16 +20,12 @@ from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
 from dualio_sync.redis import Redis, RedisCluster
 from dualio_transports.redis_protocol.slots import key_slot
 from tests.redis_cluster import Cluster, _start, redis_cluster
+from tests.redis_server import ASYNC_TRANSPORTS
 
 __all__ = ["redis_cluster"]  # a fixture, used by name
 
 pytestmark = pytest.mark.timeout(120)
-ASYNC = [
-    pytest.param("asyncio", "native", id="native-asyncio"),
-    pytest.param("asyncio", "anyio", id="anyio-asyncio"),
-    pytest.param("trio", "native", id="native-trio"),
-    pytest.param("asyncio", "emulated", id="pool-asyncio"),
-]
+ASYNC = ASYNC_TRANSPORTS
 
 
 def keys_of_every_primary(count: int = 60) -> list[str]:

@@ -17,16 +17,12 @@ from dualio import ClosedError, ConnectError, DualioError
 from dualio.redis import Redis as AsyncRedis
 from dualio_sync.redis import Redis
 from tests.redis_sentinel import SERVICE, SentinelSet, own_sentinel_set, sentinel_set
+from tests.redis_server import ASYNC_TRANSPORTS
 
 __all__ = ["own_sentinel_set", "sentinel_set"]  # fixtures, used by name
 
 pytestmark = pytest.mark.timeout(120)
-ASYNC = [
-    pytest.param("asyncio", "native", id="native-asyncio"),
-    pytest.param("asyncio", "anyio", id="anyio-asyncio"),
-    pytest.param("trio", "native", id="native-trio"),
-    pytest.param("asyncio", "emulated", id="pool-asyncio"),
-]
+ASYNC = ASYNC_TRANSPORTS
 WORKERS = 20
 FAILOVER_WITHIN = 30.0  # the sentinels promote the replica in 2-4 s here
 

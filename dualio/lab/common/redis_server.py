@@ -109,6 +109,16 @@ def _accepts(port: int) -> bool:
         return False
 
 
+def _accepting(server: RedisServer) -> bool:
+    """Whether ``server`` accepts connections within START_TIMEOUT (False: it exited, or not yet)."""
+    until = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < until and server.alive:
+        if _accepts(server.port):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def start_redis(
     executable: str | None = None, *, password: str | None = None, port: int | None = None, tries: int = 3,
     tls: tuple[str, str] | None = None, hello: bool = True, debug_command: bool = False,
@@ -143,11 +153,8 @@ def start_redis(
         process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         server = RedisServer(process, chosen, directory, password)
-        until = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < until and process.poll() is None:
-            if _accepts(chosen):
-                return server
-            time.sleep(0.05)
+        if _accepting(server):
+            return server
         failure = f"redis-server on port {chosen} did not start (exit {process.poll()}):\n{server.log()}"
         server.stop()
         if port is not None:
@@ -205,11 +212,8 @@ def start_sentinel(
         process = subprocess.Popen([executable, str(config), "--sentinel"], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         server = RedisServer(process, port, directory)
-        until = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < until and process.poll() is None:
-            if _accepts(port):
-                return server
-            time.sleep(0.05)
+        if _accepting(server):
+            return server
         failure = f"sentinel on port {port} did not start (exit {process.poll()}):\n{server.log()}"
         server.stop()
     raise RedisServerError(failure)
