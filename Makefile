@@ -62,6 +62,7 @@ test-pythons: $(STAMP) $(IMPORT_NAMES)
 # every face of both wires under faults for longer: 16 runs of 30 s of faults and 4 s of calm
 chaos: $(STAMP)
 	$(BIN)/python -m dualio.lab.chaos --seconds $(or $(CHAOS_SECONDS),30)
+	$(BIN)/python -m dualio.lab.failover --chaos  # a primary killed: a Redis Cluster, Sentinel
 
 # the instruction gate's baseline for this Python: commit its diff with the change that moved it
 perf-baseline: $(STAMP)

@@ -19,7 +19,7 @@ from dualio import DualioError, UsageError
 from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
 from dualio_sync.redis import Redis, RedisCluster
 from dualio_transports.redis_protocol.slots import key_slot
-from tests.redis_cluster import Cluster, _start, redis_cluster
+from tests.redis_cluster import Cluster, redis_cluster, start
 from tests.redis_server import ASYNC_TRANSPORTS
 
 __all__ = ["redis_cluster"]  # a fixture, used by name
@@ -164,7 +164,7 @@ def _replicated(primary: Any) -> None:
 
 @pytest.fixture
 def own_cluster() -> Iterator[Cluster]:
-    yield from _start()
+    yield from start()
 
 
 def test_a_killed_primary_s_slots_are_served_again_by_its_replica(own_cluster: Cluster) -> None:

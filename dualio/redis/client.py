@@ -10,7 +10,7 @@ from typing import Any, Literal, Unpack, cast, overload
 
 from dualio.redis.commands import DEFAULT_PORT, AsyncRedisCommands, redis_protocol
 from dualio.redis.method_support import S
-from dualio.redis.sentinel import SENTINEL_TIMEOUT, Address, Sentinels, check_sentinels
+from dualio.redis.sentinel import SENTINEL_RETRY, SENTINEL_TIMEOUT, Address, Sentinels, check_sentinels
 from dualio.toolkit import (
     DEFAULT_RETRY,
     HELD_CONNECTIONS,
@@ -128,6 +128,8 @@ class Redis(AsyncRedisCommands[S], AsyncFace):
                 addresses, cast(str, service_name), check_timeout("sentinel_timeout", sentinel_timeout),
                 functools.partial(Redis, **settings),
             )
+            if retry is DEFAULT_RETRY:
+                retry = SENTINEL_RETRY
         protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,

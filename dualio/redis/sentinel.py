@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dualio.toolkit import ConnectError, DualioError, Lock
+from dualio.toolkit import ConnectError, DualioError, Lock, RetryPolicy
 
 if TYPE_CHECKING:
     from dualio.redis.client import Redis
@@ -31,6 +31,13 @@ Address = tuple[str, int]
 
 SENTINEL_TIMEOUT = 1.0
 """Seconds one sentinel has to connect and answer, by default."""
+SENTINEL_RETRY = RetryPolicy(max_delay=0.1)
+"""The retry policy of a client given sentinels and no ``retry``: a failover is what it
+waits for, so it asks again every 50-100 ms (the call's deadline and the 30 s budget still
+bound it), not after delays doubling up to 2 s as on one server."""
+FRESH = 0.05
+"""An answer of the sentinels this recent is taken again without asking (the waiting calls
+of one client ask them about 20 times a second at most)."""
 
 
 def check_sentinels(sentinels: Sequence[Address], service_name: object) -> list[Address]:
@@ -66,9 +73,14 @@ class Sentinels:
         self._client = client
         self._clients: dict[Address, Redis[Any]] = {}
         self._making = Lock()
+        self._named: tuple[float, Address] | None = None  # when the sentinels last named one, and which
 
     async def primary(self, until: float) -> Address:
-        """The primary's address as the first sentinel that knows it says, by ``until``."""
+        """The primary's address as the first sentinel that knows it says, by ``until``
+        (an answer less than ``FRESH`` old is taken again)."""
+        named = self._named
+        if named is not None and time.monotonic() - named[0] < FRESH:
+            return named[1]
         said: list[str] = []
         unknown = 0
         for address in list(self.addresses):
@@ -94,6 +106,7 @@ class Sentinels:
             if address != self.addresses[0]:
                 self.addresses.remove(address)
                 self.addresses.insert(0, address)
+            self._named = (time.monotonic(), (host, port))
             return host, port
         failure = ConnectError(f"no sentinel named the primary of {self.service_name!r}: " + "; ".join(said))
         if unknown == len(self.addresses):

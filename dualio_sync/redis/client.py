@@ -14,7 +14,7 @@ from typing import Any, Literal, cast, overload
 
 from dualio_sync.redis.commands import DEFAULT_PORT, RedisCommands, redis_protocol
 from dualio_sync.redis.method_support import S
-from dualio_sync.redis.sentinel import SENTINEL_TIMEOUT, Address, Sentinels, check_sentinels
+from dualio_sync.redis.sentinel import SENTINEL_RETRY, SENTINEL_TIMEOUT, Address, Sentinels, check_sentinels
 from dualio_sync.toolkit import (
     DEFAULT_RETRY,
     HELD_CONNECTIONS,
@@ -130,6 +130,8 @@ class Redis(RedisCommands[S], Face):
                 addresses, cast(str, service_name), check_timeout("sentinel_timeout", sentinel_timeout),
                 functools.partial(Redis, **settings),
             )
+            if retry is DEFAULT_RETRY:
+                retry = SENTINEL_RETRY
         protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,

@@ -45,7 +45,10 @@ from dualio_transports.redis_protocol.slots import SLOTS, command_keys, key_slot
 Address = tuple[str, int]
 MAX_REDIRECTS = 5
 _ASKING = encode_command("ASKING")
-_FRESH = 0.1  # a slot map read this recently is not read again for another caller
+_FRESH = 1.0  # a slot map read this recently is not read again for another caller
+_POLL = 0.05
+"""While a slot's primary cannot be reached, how often a waiting call asks again, through
+another node (:meth:`RedisCluster.request`)."""
 EVERY_NODE = frozenset({
     "KEYS", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
     "SCRIPT FLUSH", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH", "FUNCTION RESTORE",
@@ -150,9 +153,12 @@ class RedisCluster(RedisCommands[S]):
         redirects = 0
         series: Series | None = None
         asked: Address | None = None
+        failed: Address | None = None  # a node this call could not reach
         while True:
             try:
-                address = asked or (self._slots[slot] if slot is not None else None) or self._primary(slot)
+                address = asked or (self._slots[slot] if slot is not None else None) or self._unserved(slot)
+                if address == failed:  # asked through another node, which runs it, redirects or refuses
+                    address = self._detour(failed)
                 node = self._nodes.get(address) or self._node(address)
                 if not until:  # the first try: the node keeps the call's time itself
                     return node.request(request, timeout, held)
@@ -161,6 +167,9 @@ class RedisCluster(RedisCommands[S]):
                 return node.request(request, _left(until), held)
             except (MovedError, AskError) as exc:
                 until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
+                if failed is not None and _redirected(exc) == failed:  # no replica promoted yet
+                    series = self._wait(series, exc, until)
+                    continue
                 redirects += 1
                 if redirects > self.max_redirects:
                     raise
@@ -171,17 +180,45 @@ class RedisCluster(RedisCommands[S]):
                 else:
                     asked = moved_to
             except (TryAgainError, ClusterDownError, ConnectError, ClosedError) as exc:
-                # a slot moving or unserved, a node gone or its connection broken: wait as the
-                # retry policy says, read the map again, and send again if that is safe
+                # a slot moving or unserved, a node gone or its connection broken: wait, have
+                # the map read again (once a second at most, shared by every caller), and send
+                # again if that is safe; a node that cannot be reached is asked through
+                # another, whose MOVED names the replica promoted in its place
                 until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
                 self._drop_failed()
                 if self.retry is None or (isinstance(exc, ConnectionLost) and not request.idempotent):
                     raise
-                series = series or self.retry.series()
-                sleep(series.next_delay(exc, until))  # RetriesExhausted once it is over
+                if isinstance(exc, ConnectError | ClosedError):
+                    failed = address
+                series = self._wait(series, exc, until)
                 if not isinstance(exc, TryAgainError):
                     self._refresh(until)
                 asked = None
+
+    def _wait(self, series: Series | None, error: DualioError, until: float) -> Series:
+        """The pause before a command is sent again: as ``retry`` says, but no longer than
+        ``_POLL`` for a slot whose node failed (the call's deadline and the series' budget
+        still bound the tries: RetriesExhausted once either is over)."""
+        assert self.retry is not None
+        series = series or self.retry.series()
+        delay = series.next_delay(error, until)
+        sleep(delay if isinstance(error, TryAgainError) else min(delay, _POLL))
+        return series
+
+    def _detour(self, failed: Address | None) -> Address:
+        """A primary to send a command for a slot whose node failed (``failed``: not that one,
+        unless no other is known) or that the map leaves unserved: the node runs it if the
+        slot is its own, or answers MOVED (naming the replica promoted) or CLUSTERDOWN."""
+        others = [address for address in self.nodes if address != failed]
+        if not others:
+            if failed is None:
+                raise ClosedError("no node of the cluster is known to serve any slot")
+            return failed
+        return others[int(time.monotonic() * 1000) % len(others)]
+
+    def _unserved(self, slot: int | None) -> Address:
+        """Where a command goes whose slot the map names no primary for (no slot: any primary)."""
+        return self._primary(None) if slot is None else self._detour(None)
 
     def _every_primary(self, name: str, request: Request[T], timeout: Timeout) -> T:
         """``request`` on every primary the map names, one after another, the answers joined."""
