@@ -9,20 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from dualio.lab.common.redis_server import RedisServerError
 from dualio.lab.common.redis_sets import Cluster, started_cluster
+from tests.redis_server import started_or_skipped
 
 __all__ = ["Cluster", "redis_cluster", "start"]
 
 
 def start() -> Iterator[Cluster]:
-    try:
-        with started_cluster() as cluster:
-            yield cluster
-    except RedisServerError as exc:
-        if "not installed" not in str(exc):
-            raise
-        pytest.skip(str(exc))
+    yield from started_or_skipped(started_cluster)
 
 
 @pytest.fixture(scope="session")

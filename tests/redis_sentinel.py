@@ -9,20 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from dualio.lab.common.redis_server import RedisServerError
 from dualio.lab.common.redis_sets import SERVICE, SentinelSet, started_sentinel_set
+from tests.redis_server import started_or_skipped
 
 __all__ = ["SERVICE", "SentinelSet", "own_sentinel_set", "sentinel_set"]
 
 
 def start() -> Iterator[SentinelSet]:
-    try:
-        with started_sentinel_set() as watched:
-            yield watched
-    except RedisServerError as exc:
-        if "not installed" not in str(exc):
-            raise
-        pytest.skip(str(exc))
+    yield from started_or_skipped(started_sentinel_set)
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,19 @@ Tests that need it are skipped, with the reason, when redis-server is not instal
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from functools import partial
+from typing import TypeVar
 
 import pytest
 
 from dualio.lab.common import redis_server
 from dualio.lab.common.redis_server import NOT_INSTALLED, RedisServer
 
-__all__ = ["ASYNC_TRANSPORTS", "NOT_INSTALLED", "RedisServer", "start_redis"]
+__all__ = ["ASYNC_TRANSPORTS", "NOT_INSTALLED", "RedisServer", "start_redis", "started_or_skipped"]
 
+T = TypeVar("T")
 REDIS_SERVER = shutil.which("redis-server")
 PASSWORD = "s3cret-for-tests"
 start_redis = partial(redis_server.start_redis, debug_command=True)
@@ -29,6 +32,18 @@ ASYNC_TRANSPORTS = [
 ]
 """``(anyio_backend, transport)`` of the async face, for the tests of several servers at once
 (a cluster, a Sentinel set): each waiting style once."""
+
+
+def started_or_skipped(starter: Callable[[], AbstractContextManager[T]]) -> Iterator[T]:
+    """What ``starter`` starts, for a fixture: the test skipped, with the reason, where
+    redis-server (or redis-cli) is not installed."""
+    try:
+        with starter() as started:
+            yield started
+    except redis_server.RedisServerError as exc:
+        if "not installed" not in str(exc):
+            raise
+        pytest.skip(str(exc))
 
 
 def _started(password: str | None = None, hello: bool = True) -> Iterator[RedisServer]:

@@ -17,6 +17,7 @@ import pytest
 
 from dualio import DualioError, UsageError
 from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
+from dualio.redis import WatchError
 from dualio_sync.redis import Redis, RedisCluster
 from dualio_transports.redis_protocol.slots import key_slot
 from tests.redis_cluster import Cluster, redis_cluster, start
@@ -250,3 +251,40 @@ def test_a_cluster_get_is_counted_beside_a_single_node_get(capsys: pytest.Captur
     rows = {line.split()[0]: float(line.split()[1].replace(",", "")) for line in out.splitlines()
             if line.split()[:1] and line.split()[0] in ("cluster-sync", "redis-sync", "raw")}
     assert rows["raw"] < rows["redis-sync"] < rows["cluster-sync"] < 3 * rows["redis-sync"], out
+
+
+def test_watch_runs_on_the_node_of_its_keys_slot(redis_cluster: Cluster) -> None:
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        rc.set("{acct}:balance", 100)
+        with rc.watch("{acct}:balance") as tx:
+            balance = int(tx.get("{acct}:balance"))
+            assert tx.transaction(("SET", "{acct}:balance", balance - 30)) == [b"OK"]
+        assert rc.get("{acct}:balance") == b"70"
+        with rc.watch("{acct}:balance") as tx:  # changed by another client after WATCH: not applied
+            tx.get("{acct}:balance")
+            rc.set("{acct}:balance", 5)
+            with pytest.raises(WatchError):
+                tx.transaction(("SET", "{acct}:balance", 0))
+        assert rc.get("{acct}:balance") == b"5"
+
+        def withdraw(tx: Any) -> int:
+            left = int(tx.get("{acct}:balance")) - 1
+            tx.transaction(("SET", "{acct}:balance", left))
+            return left
+
+        assert rc.transaction(withdraw, "{acct}:balance") == 4
+        with pytest.raises(UsageError, match="one slot"):
+            rc.watch("a", "b")
+        with pytest.raises(UsageError, match="one slot"):
+            rc.transaction(withdraw, "a", "b")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("anyio_backend", "transport"), ASYNC[:1])
+async def test_watch_on_the_async_face(redis_cluster: Cluster, transport: str) -> None:
+    async with AsyncRedisCluster(*redis_cluster.seed, timeout=10, transport=transport) as rc:
+        await rc.set("{stock}:n", 3)
+        async with rc.watch("{stock}:n") as tx:
+            n = int(await tx.get("{stock}:n"))
+            assert await tx.transaction(("SET", "{stock}:n", n + 1)) == [b"OK"]
+        assert await rc.get("{stock}:n") == b"4"

@@ -50,6 +50,7 @@ OWN_RULES: Substitutions = [
     (r"\bAsyncMethodSupport\b", "MethodSupport"),
     (r"\bAsyncScript\b", "Script"),
     (r"\bAsyncWatch\b", "Watch"),
+    (r"\bAsyncClusterWatch\b", "ClusterWatch"),
     (r"\bAsyncLock\b", "Lock"),
     (r"\bAsyncSubscription\b", "Subscription"),
     (r"\bAsyncClient\b", "Client"),

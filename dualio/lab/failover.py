@@ -1,5 +1,6 @@
 """Failover: a Redis primary killed under calls in flight, on a Redis Cluster and through
-Sentinel, for dualio's faces beside redis-py's and valkey-glide's clients.
+Sentinel, and a cluster's slots moved under them (``reshard``), for dualio's faces beside
+redis-py's and valkey-glide's clients.
 
     python -m dualio.lab.failover                    # every client, both set-ups, a table
     python -m dualio.lab.failover --target cluster --clients dualio-blocking,redis-py-sync
@@ -11,12 +12,15 @@ each GET or SET (the same value again: a write safe to repeat) a random key, eve
 value checked; after ``STEADY`` seconds of that (GETs and SETs per second are counted
 then), the primary that serves the first key is SIGKILLed, and the run goes on until
 ``RECOVER`` seconds after its replica is promoted (seen answering as a primary). With
+``reshard``, nothing is killed: ``RESHARDED`` slots move, keys and all, from that primary
+to another while the calls go on (``redis-cli --cluster reshard``). With
 ``--chaos`` a tenth of the calls are given up at a random moment (a short timeout, or a
 cancel from outside), which must not hand any call another's reply.
 
 Counted per run, by the lab's own connections (opened before the kill, so not counted):
 
-- ``calls``, and ``wrong``: a GET whose value is not its key's (must be 0);
+- ``calls``, and ``wrong``: a GET whose value is not its key's (must be 0); ``slowest``:
+  the longest a call took, seconds;
 - ``errors``: exceptions that reached the caller, by type (``given_up``, with ``--chaos``:
   the calls the run gave up itself);
 - ``recovered``: seconds from the promotion until every call succeeds again: the latest of
@@ -39,6 +43,7 @@ import json
 import logging
 import random
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -63,7 +68,10 @@ TIMEOUT = 5.0
 INFLIGHT = 100
 GIVE_UP = 0.1
 """With ``--chaos``: the share of calls given up at a random moment."""
-TARGETS = ("cluster", "sentinel")
+TARGETS = ("cluster", "sentinel", "reshard")
+CLUSTERED = ("cluster", "reshard")
+RESHARDED = 1000
+"""Slots ``reshard`` moves (``redis-cli --cluster reshard``), their keys with them."""
 
 
 WROTE = object()
@@ -168,10 +176,12 @@ class Tally:
     map_reads: int = 0
     skipped: str = ""
     steady_per_second: float = 0.0
+    slowest: float = 0.0
 
     def answered(self, key: str, got: object, started: float, affected: set[str]) -> None:
         """A call on ``key`` answered ``got`` (WROTE for a SET)."""
         self.calls += 1
+        self.slowest = max(self.slowest, time.monotonic() - started)
         if got is not WROTE and got != value_of(key) and got != value_of(key).decode():
             self.wrong += 1
         if self.promoted_at:
@@ -204,9 +214,13 @@ Opener = Callable[[str, Any], Any]
 
 
 def _glide_quiet() -> None:
-    from glide import Logger, LogLevel
+    """valkey-glide's logs off, for both of its clients: its Rust core writes a line per
+    failed command to the run's output otherwise."""
+    import glide
+    import glide_sync
 
-    Logger.set_logger_config(LogLevel.OFF)  # else its Rust core writes to the run's output
+    glide.Logger.set_logger_config(glide.LogLevel.OFF)
+    glide_sync.Logger.set_logger_config(glide_sync.LogLevel.OFF)
 
 
 class NoClient:
@@ -223,7 +237,7 @@ def open_sync(client: str, target: str, where: Any) -> Any:
     if client == "dualio-blocking":
         from dualio_sync.redis import Redis, RedisCluster
 
-        if target == "cluster":
+        if target in CLUSTERED:
             return RedisCluster(*where, timeout=TIMEOUT)
         return Redis(sentinels=where, service_name=SERVICE, timeout=TIMEOUT)
     if client == "redis-py-sync":
@@ -231,7 +245,7 @@ def open_sync(client: str, target: str, where: Any) -> Any:
         import redis.cluster
         import redis.sentinel
 
-        if target == "cluster":
+        if target in CLUSTERED:
             return redis.cluster.RedisCluster(*where, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
         sentinel: Any = cast(Any, redis.sentinel.Sentinel)(where, socket_timeout=TIMEOUT)
         return sentinel.master_for(SERVICE, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
@@ -249,7 +263,7 @@ async def open_async(client: str, target: str, where: Any) -> Any:
     if client in ("dualio-asyncio", "dualio-trio"):
         from dualio.redis import Redis, RedisCluster
 
-        if target == "cluster":
+        if target in CLUSTERED:
             return await RedisCluster(*where, timeout=TIMEOUT).open()
         return await Redis(sentinels=where, service_name=SERVICE, timeout=TIMEOUT).open()
     if client == "redis-py-asyncio":
@@ -257,7 +271,7 @@ async def open_async(client: str, target: str, where: Any) -> Any:
         import redis.asyncio.cluster
         import redis.asyncio.sentinel
 
-        if target == "cluster":
+        if target in CLUSTERED:
             return redis.asyncio.cluster.RedisCluster(host=where[0], port=where[1], socket_timeout=TIMEOUT,
                                                       socket_connect_timeout=TIMEOUT)
         sentinel: Any = cast(Any, redis.asyncio.sentinel.Sentinel)(where, socket_timeout=TIMEOUT)
@@ -296,7 +310,7 @@ class SetUp:
         """Connections received (not the lab's own), and map reads, summed over the surviving servers."""
         connections = sum(int(p.info("stats")["total_connections_received"]) - p.reopened
                           for p in self.probes)
-        if target == "cluster":
+        if target in CLUSTERED:
             reads = sum(p.calls_of("cluster|shards", "cluster|slots") for p in self.probes)
         else:  # a sentinel's INFO has no commandstats
             reads = 0
@@ -305,7 +319,8 @@ class SetUp:
         return connections, reads
 
 
-def _cluster_set_up(cluster: Cluster) -> SetUp:
+def _cluster_set_up(cluster: Cluster, everyone: bool = False) -> SetUp:
+    """The set-up of a cluster run; ``everyone``: the victim is probed too (nothing is killed)."""
     first = key_slot(key_of(0).encode())
     victim = cluster.owner(first)
     ranges = []
@@ -316,7 +331,7 @@ def _cluster_set_up(cluster: Cluster) -> SetUp:
     probe.close()
     affected = {key_of(n) for n in range(KEYS)
                 if any(a <= key_slot(key_of(n).encode()) <= b for a, b in ranges)}
-    probes = [Probe(s) for s in cluster.servers if s is not victim]
+    probes = [Probe(s) for s in cluster.servers if everyone or s is not victim]
     replica = next(p.server for p in probes if p.info("replication").get("master_port") == str(victim.port))
     return SetUp(cluster.seed, victim, replica, probes, [], affected)
 
@@ -330,7 +345,7 @@ def _sentinel_set_up(watched: SentinelSet) -> SetUp:
 def _fill(set_up: SetUp, target: str) -> None:
     from dualio_sync.redis import Redis, RedisCluster
 
-    client: Any = RedisCluster(*set_up.where, timeout=10) if target == "cluster" else Redis(
+    client: Any = RedisCluster(*set_up.where, timeout=10) if target in CLUSTERED else Redis(
         sentinels=set_up.where, service_name=SERVICE, timeout=10)
     with client:
         client.pipeline(*(("SET", key_of(n), value_of(key_of(n))) for n in range(KEYS)))
@@ -363,8 +378,31 @@ def _kill(set_up: SetUp, tally: Tally) -> None:
     tally.connections, tally.map_reads = after[0] - before[0], after[1] - before[1]
 
 
+def _reshard(set_up: SetUp, tally: Tally) -> None:
+    """Move RESHARDED slots from the victim to another primary, count from the start on."""
+    before = set_up.counts(tally.target)
+    victim = next(p for p in set_up.probes if p.server is set_up.victim)
+    receiver = next(p for p in set_up.probes if p.server is not set_up.victim
+                    and p.info("replication").get("role") == "master")
+    source, destination = victim.ask("CLUSTER", "MYID"), receiver.ask("CLUSTER", "MYID")
+    tally.killed_at = time.monotonic()
+    subprocess.run(["redis-cli", "--cluster", "reshard", f"{victim.server.host}:{victim.server.port}",
+                    "--cluster-from", source, "--cluster-to", destination, "--cluster-slots", str(RESHARDED),
+                    "--cluster-yes"], check=True, capture_output=True, timeout=120)
+    tally.promoted_at = time.monotonic()
+    tally.promotion = tally.promoted_at - tally.killed_at
+    time.sleep(RECOVER)
+    after = set_up.counts(tally.target)
+    tally.connections, tally.map_reads = after[0] - before[0], after[1] - before[1]
+
+
+def _event(set_up: SetUp, tally: Tally) -> None:
+    """What the run does to the set-up under load."""
+    (_reshard if tally.target == "reshard" else _kill)(set_up, tally)
+
+
 def _finish(tally: Tally) -> None:
-    if tally.first_after:
+    if tally.first_after and tally.target != "reshard":
         tally.recovered = max(tally.first_after, tally.last_error_at, tally.last_before) - tally.promoted_at
 
 
@@ -405,7 +443,7 @@ def run_sync(client: str, target: str, set_up: SetUp, inflight: int, chaos: bool
         with lock:
             tally.steady_calls = tally.calls
         tally.steady_per_second = tally.steady_calls / STEADY
-        _kill(set_up, tally)
+        _event(set_up, tally)
     finally:
         stop.set()
         for thread in threads:
@@ -451,7 +489,7 @@ def run_async(client: str, target: str, set_up: SetUp, inflight: int, chaos: boo
                 await anyio.sleep(STEADY)
                 tally.steady_calls = tally.calls
                 tally.steady_per_second = tally.steady_calls / STEADY
-                await anyio.to_thread.run_sync(_kill, set_up, tally)
+                await anyio.to_thread.run_sync(_event, set_up, tally)
                 done.set()
         finally:
             close = getattr(opened, "aclose", None) or opened.close
@@ -465,9 +503,10 @@ def run_async(client: str, target: str, set_up: SetUp, inflight: int, chaos: boo
 
 @contextlib.contextmanager
 def _set_up(target: str) -> Iterator[SetUp]:
-    starter = started_cluster if target == "cluster" else started_sentinel_set
+    starter = started_cluster if target in CLUSTERED else started_sentinel_set
     with starter() as servers:
-        set_up = _cluster_set_up(servers) if target == "cluster" else _sentinel_set_up(servers)  # type: ignore[arg-type]
+        set_up = (_cluster_set_up(servers, everyone=target == "reshard")  # type: ignore[arg-type]
+                  if target in CLUSTERED else _sentinel_set_up(servers))  # type: ignore[arg-type]
         try:
             _fill(set_up, target)
             yield set_up
@@ -488,25 +527,28 @@ def run(client: str, target: str, inflight: int = INFLIGHT, chaos: bool = False,
 
 def table(tallies: list[Tally]) -> str:
     lines = ["| set-up | client | GET+SET/s before | calls | wrong | errors to the caller | given up "
-             "| promotion, s | recovered, s after it | connections after the kill | map reads |",
-             "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+             "| promotion (reshard), s | recovered, s after it | slowest call, s "
+             "| connections after the kill | map reads |",
+             "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     for t in tallies:
         if t.skipped:
-            lines.append(f"| {t.target} | {t.client} | {t.skipped} |  |  |  |  |  |  |  |  |")
+            lines.append(f"| {t.target} | {t.client} | {t.skipped} |  |  |  |  |  |  |  |  |  |")
             continue
         errors = ", ".join(f"{n} {name}" for name, n in t.errors.most_common()) or "0"
-        recovered = "-" if t.client == "none" else "never" if t.recovered is None else f"{t.recovered:+.2f}"
+        recovered = ("-" if t.client == "none" or t.target == "reshard"
+                     else "never" if t.recovered is None else f"{t.recovered:+.2f}")
         reads = "-" if t.target == "sentinel" else t.map_reads
+        slowest = "-" if t.client == "none" else f"{t.slowest:.2f}"
         lines.append(f"| {t.target} | {t.client} | {t.steady_per_second:,.0f} | {t.calls:,} | {t.wrong} "
-                     f"| {errors} | {t.given_up} | {t.promotion:.2f} | {recovered} | {t.connections} "
-                     f"| {reads} |")
+                     f"| {errors} | {t.given_up} | {t.promotion:.2f} | {recovered} | {slowest} "
+                     f"| {t.connections} | {reads} |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dualio.lab.failover",
                                      description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--target", default=",".join(TARGETS), help="cluster, sentinel (comma-separated)")
+    parser.add_argument("--target", default=",".join(TARGETS), help=f"{', '.join(TARGETS)} (comma-separated)")
     parser.add_argument("--clients", default="", help=f"comma-separated, of {', '.join(CLIENTS)} "
                         "(default: all; with --chaos, dualio's)")
     parser.add_argument("--inflight", type=int, default=INFLIGHT)

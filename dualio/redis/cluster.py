@@ -20,8 +20,9 @@ key goes to one primary; one whose keys are in different slots is refused before
 is sent (:class:`~dualio.UsageError` naming the slots). A command whose answer is every
 primary's (KEYS, DBSIZE, FLUSHALL, SCRIPT LOAD, ...) goes to each, the answers joined; SCAN
 (and ``scan_iter``), whose cursor is one node's, is refused. A pipeline is split by node; a transaction
-runs on the node of its one slot. Not offered yet: WATCH, subscriptions, client-side
-caching and reads from replicas (each a UsageError).
+runs on the node of its one slot, and so does WATCH (``watch``, ``transaction(func, *keys)``).
+Not offered yet: subscriptions, client-side caching and reads from replicas (each a
+UsageError).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any, Self, Unpack, cast
 from dualio.redis.client import Redis
 from dualio.redis.commands import AsyncRedisCommands
 from dualio.redis.method_support import Arg, S, T, Timeout
+from dualio.redis.watch import AsyncWatch
 from dualio.toolkit import (
     DEFAULT_RETRY,
     UNSET,
@@ -268,6 +270,7 @@ class RedisCluster(AsyncRedisCommands[S]):
                 await node.aclose()
 
     def _primary(self, slot: int | None) -> Address:
+        """The primary the map names for ``slot`` (no slot: any primary); CLUSTERDOWN if none."""
         if slot is None:
             known = self.nodes
             if not known:
@@ -360,11 +363,14 @@ class RedisCluster(AsyncRedisCommands[S]):
         """``commands`` as one transaction (MULTI ... EXEC, ``Redis.transaction``) on the node of
         their one slot: keys in different slots are refused before anything is sent. A
         transaction the node aborts because the slot moved (MOVED) is sent again where the
-        map says, once the map is read again. ``transaction(func, *keys)`` (with WATCH) is
-        not offered yet."""
-        if commands and callable(commands[0]):
-            raise UsageError("WATCH on a cluster is not offered yet: transaction(func, *keys) with it")
+        map says, once the map is read again. ``transaction(func, *keys)``, redis-py's form with
+        WATCH, runs ``Redis.transaction`` on the node of ``keys``'s one slot (the commands
+        ``func`` sends go to that node: their keys must be in that slot)."""
         self._check_open()
+        if commands and callable(commands[0]):
+            func, *keys = commands
+            node = await self._node_of_keys(keys, _until(pick_timeout(timeout, self.timeout)))
+            return await node.transaction(func, *keys, timeout=timeout, **options)
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
             await self._refresh(until)
@@ -386,8 +392,20 @@ class RedisCluster(AsyncRedisCommands[S]):
                     raise
                 await self._refresh(until, force=True)
 
-    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> Any:
-        raise UsageError("WATCH on a cluster is not offered yet")
+    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> AsyncClusterWatch:  # type: ignore[override]
+        """WATCH ``names`` (keys of one slot) on a connection of their node's own:
+        ``async with rc.watch("{u}:a", "{u}:b") as tx``, as ``Redis.watch`` on that node;
+        keys in different slots are refused before anything is sent."""
+        self._check_open()
+        slot_of_keys(names)
+        return AsyncClusterWatch(self, names, timeout)
+
+    async def _node_of_keys(self, keys: Sequence[Arg], until: float) -> Redis[Any]:
+        """The client of the primary that serves ``keys``'s one slot (UsageError if they are in several)."""
+        slot = slot_of_keys(keys)
+        if not self._mapped:
+            await self._refresh(until)
+        return await self._node(self._primary(slot))
 
     def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Any:
         raise UsageError("subscribing on a cluster is not offered yet")
@@ -553,3 +571,36 @@ def _address(host: Any, port: Any, asked: str) -> Address:
     text = _text(host) if host is not None else ""
     return (asked if text in ("", "?") else text), int(port)
 
+
+def slot_of_keys(keys: Sequence[Arg]) -> int:
+    """The one slot of ``keys``: a UsageError when there are none, or they are in several."""
+    if not keys:
+        raise UsageError("WATCH on a cluster needs the keys it watches")
+    slots = {key_slot(word) for word in _words(encode_command("WATCH", *keys))[1:]}
+    if len(slots) > 1:
+        raise UsageError(f"keys watched together must be in one slot, not {sorted(slots)}: give them one "
+                         "hash tag")
+    return slots.pop()
+
+
+class AsyncClusterWatch:
+    """``RedisCluster.watch``: ``Redis.watch`` on the node of the keys' slot, found (the
+    map read if need be) as the block is entered."""
+
+    def __init__(self, cluster: RedisCluster[Any], names: Sequence[Arg], timeout: Timeout) -> None:
+        self._cluster = cluster
+        self._names = names
+        self._timeout = timeout
+        self._watch: AsyncWatch[Any] | None = None
+
+    async def __aenter__(self) -> AsyncWatch[Any]:
+        cluster = self._cluster
+        node = await cluster._node_of_keys(self._names, _until(pick_timeout(self._timeout, cluster.timeout)))
+        self._watch = node.watch(*self._names, timeout=self._timeout)
+        return await self._watch.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        if self._watch is not None:
+            await self._watch.__aexit__(exc_type, exc, tb)

@@ -14,6 +14,7 @@ from typing import Any, Self, cast
 from dualio_sync.redis.client import Redis
 from dualio_sync.redis.commands import RedisCommands
 from dualio_sync.redis.method_support import Arg, S, T, Timeout
+from dualio_sync.redis.watch import Watch
 from dualio_sync.toolkit import (
     DEFAULT_RETRY,
     UNSET,
@@ -247,6 +248,7 @@ class RedisCluster(RedisCommands[S]):
                 node.close()
 
     def _primary(self, slot: int | None) -> Address:
+        """The primary the map names for ``slot`` (no slot: any primary); CLUSTERDOWN if none."""
         if slot is None:
             known = self.nodes
             if not known:
@@ -339,11 +341,14 @@ class RedisCluster(RedisCommands[S]):
         """``commands`` as one transaction (MULTI ... EXEC, ``Redis.transaction``) on the node of
         their one slot: keys in different slots are refused before anything is sent. A
         transaction the node aborts because the slot moved (MOVED) is sent again where the
-        map says, once the map is read again. ``transaction(func, *keys)`` (with WATCH) is
-        not offered yet."""
-        if commands and callable(commands[0]):
-            raise UsageError("WATCH on a cluster is not offered yet: transaction(func, *keys) with it")
+        map says, once the map is read again. ``transaction(func, *keys)``, redis-py's form with
+        WATCH, runs ``Redis.transaction`` on the node of ``keys``'s one slot (the commands
+        ``func`` sends go to that node: their keys must be in that slot)."""
         self._check_open()
+        if commands and callable(commands[0]):
+            func, *keys = commands
+            node = self._node_of_keys(keys, _until(pick_timeout(timeout, self.timeout)))
+            return node.transaction(func, *keys, timeout=timeout, **options)
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
             self._refresh(until)
@@ -365,8 +370,20 @@ class RedisCluster(RedisCommands[S]):
                     raise
                 self._refresh(until, force=True)
 
-    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> Any:
-        raise UsageError("WATCH on a cluster is not offered yet")
+    def watch(self, *names: Arg, timeout: Timeout = UNSET) -> ClusterWatch:  # type: ignore[override]
+        """WATCH ``names`` (keys of one slot) on a connection of their node's own:
+        ``with rc.watch("{u}:a", "{u}:b") as tx``, as ``Redis.watch`` on that node;
+        keys in different slots are refused before anything is sent."""
+        self._check_open()
+        slot_of_keys(names)
+        return ClusterWatch(self, names, timeout)
+
+    def _node_of_keys(self, keys: Sequence[Arg], until: float) -> Redis[Any]:
+        """The client of the primary that serves ``keys``'s one slot (UsageError if they are in several)."""
+        slot = slot_of_keys(keys)
+        if not self._mapped:
+            self._refresh(until)
+        return self._node(self._primary(slot))
 
     def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Any:
         raise UsageError("subscribing on a cluster is not offered yet")
@@ -532,3 +549,36 @@ def _address(host: Any, port: Any, asked: str) -> Address:
     text = _text(host) if host is not None else ""
     return (asked if text in ("", "?") else text), int(port)
 
+
+def slot_of_keys(keys: Sequence[Arg]) -> int:
+    """The one slot of ``keys``: a UsageError when there are none, or they are in several."""
+    if not keys:
+        raise UsageError("WATCH on a cluster needs the keys it watches")
+    slots = {key_slot(word) for word in _words(encode_command("WATCH", *keys))[1:]}
+    if len(slots) > 1:
+        raise UsageError(f"keys watched together must be in one slot, not {sorted(slots)}: give them one "
+                         "hash tag")
+    return slots.pop()
+
+
+class ClusterWatch:
+    """``RedisCluster.watch``: ``Redis.watch`` on the node of the keys' slot, found (the
+    map read if need be) as the block is entered."""
+
+    def __init__(self, cluster: RedisCluster[Any], names: Sequence[Arg], timeout: Timeout) -> None:
+        self._cluster = cluster
+        self._names = names
+        self._timeout = timeout
+        self._watch: Watch[Any] | None = None
+
+    def __enter__(self) -> Watch[Any]:
+        cluster = self._cluster
+        node = cluster._node_of_keys(self._names, _until(pick_timeout(self._timeout, cluster.timeout)))
+        self._watch = node.watch(*self._names, timeout=self._timeout)
+        return self._watch.__enter__()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None,
+    ) -> None:
+        if self._watch is not None:
+            self._watch.__exit__(exc_type, exc, tb)
