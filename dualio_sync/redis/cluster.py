@@ -139,8 +139,15 @@ class RedisCluster(RedisCommands[S]):
             raise ClosedError("the cluster client is closed")
         started = time.monotonic()
         slot: int | None
-        if request.method in _FIRST_KEY_ONLY:  # GET, SET, HGET, ...: the command's second word
-            slot = key_slot(_second_word(request.args))
+        skip = _FIRST_KEY_ONLY.get(request.method)
+        if skip is not None:  # GET, SET, HGET, ...: the command's second word, the key, found in place
+            args = request.args  # *N\r\n $len name \r\n $len key ...: the key's header is ``skip`` past *N
+            try:
+                header = args.index(b"\r\n") + 2 + skip
+                end = args.index(b"\r\n", header)
+                slot = key_slot(args[end + 2 : end + 2 + int(args[header + 1 : end])])
+            except ValueError:  # no key: any primary tells the caller what is missing
+                slot = None
         else:
             words = _words(request.args)
             every = _every_node(words)
@@ -422,19 +429,12 @@ def _left(until: float) -> float | None:
 
 
 _FIRST_KEY = (("index", 1, 0, "range", 0, 1, 0),)
-_FIRST_KEY_ONLY = frozenset(
-    name for name, specs in KEY_SPECS.items() if specs == _FIRST_KEY and " " not in name
-)
-"""Commands whose one key is their first argument (most): their slot is read from it alone."""
-
-
-def _second_word(args: bytes) -> bytes:
-    """The second bulk string of a command's array (``*N $len word $len key ...``)."""
-    first = args.index(b"\r\n", args.index(b"\r\n") + 1) + 2  # the first word's header, then its start
-    second = args.index(b"\r\n", first) + 2  # after the first word: the second's header
-    end = args.index(b"\r\n", second)
-    start = end + 2
-    return args[start : start + int(args[second + 1 : end])]
+_FIRST_KEY_ONLY = {
+    name: len(encode_command(name)) - len(b"*1\r\n")
+    for name, specs in KEY_SPECS.items() if specs == _FIRST_KEY and " " not in name
+}
+"""Commands whose one key is their first argument (most), their slot read from it alone: by
+name, the length of the name's bulk string (``$3\r\nGET\r\n``), which the key's follows."""
 
 
 def _words(args: bytes) -> list[bytes]:
