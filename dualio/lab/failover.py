@@ -55,6 +55,7 @@ from typing import Any, cast
 import anyio
 
 from dualio import DualioTimeout, RetriesExhausted
+from dualio.lab.bench.redis_clients import glide_quiet
 from dualio.lab.common.redis_server import RedisServer
 from dualio.lab.common.redis_sets import SERVICE, Cluster, SentinelSet, started_cluster, started_sentinel_set
 from dualio_transports.redis_protocol.slots import key_slot
@@ -213,16 +214,6 @@ class Tally:
 Opener = Callable[[str, Any], Any]
 
 
-def _glide_quiet() -> None:
-    """valkey-glide's logs off, for both of its clients: its Rust core writes a line per
-    failed command to the run's output otherwise."""
-    import glide
-    import glide_sync
-
-    glide.Logger.set_logger_config(glide.LogLevel.OFF)
-    glide_sync.Logger.set_logger_config(glide_sync.LogLevel.OFF)
-
-
 class NoClient:
     """The run of no client: what the set-up itself does across the failover."""
 
@@ -250,7 +241,7 @@ def open_sync(client: str, target: str, where: Any) -> Any:
         sentinel: Any = cast(Any, redis.sentinel.Sentinel)(where, socket_timeout=TIMEOUT)
         return sentinel.master_for(SERVICE, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
     if client == "glide-sync":
-        _glide_quiet()
+        glide_quiet()
         from glide_sync import GlideClusterClient, GlideClusterClientConfiguration, NodeAddress
 
         config = GlideClusterClientConfiguration([NodeAddress(*where)], request_timeout=int(TIMEOUT * 1000))
@@ -277,7 +268,7 @@ async def open_async(client: str, target: str, where: Any) -> Any:
         sentinel: Any = cast(Any, redis.asyncio.sentinel.Sentinel)(where, socket_timeout=TIMEOUT)
         return sentinel.master_for(SERVICE, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT)
     if client == "glide-async":
-        _glide_quiet()
+        glide_quiet()
         from glide import GlideClusterClient, GlideClusterClientConfiguration, NodeAddress
 
         config = GlideClusterClientConfiguration([NodeAddress(*where)], request_timeout=int(TIMEOUT * 1000))

@@ -161,14 +161,35 @@ class RedisPySync:
         return self.client.blpop([name], timeout=wait)
 
 
+GLIDE_BLOCKING_GRACE = 0.5
+"""valkey-glide times a blocking command (BLPOP) out at its own timeout plus this, whatever
+its ``request_timeout``; on its one connection the server serves blocking commands one after
+another, so the k-th of N BLPOPs held Y each answers after k × Y."""
+GLIDE_INFLIGHT = 1000
+"""valkey-glide's default bound on requests in flight on its connection: a case that holds
+more at once (a fan-out of 10,000 BLPOPs) raises it, as dualio's ``held_connections`` is."""
+
+
+def glide_quiet() -> None:
+    """valkey-glide's logs off, for both of its clients: its Rust core writes a line per
+    failed command into the run's output otherwise."""
+    import glide
+    import glide_sync
+
+    glide.Logger.set_logger_config(glide.LogLevel.OFF)
+    glide_sync.Logger.set_logger_config(glide_sync.LogLevel.OFF)
+
+
 class GlideSync:
     """valkey-glide's blocking client: one multiplexed connection, driven by Rust threads."""
 
     def __init__(self, opening: Opening) -> None:
         from glide_sync import GlideClient, GlideClientConfiguration, NodeAddress
 
+        glide_quiet()
         config = GlideClientConfiguration([NodeAddress(opening.host, opening.port)],
-                                          request_timeout=int(opening.timeout * 1000))
+                                          request_timeout=int(opening.timeout * 1000),
+                                          inflight_requests_limit=max(GLIDE_INFLIGHT, opening.connections))
         self.client = GlideClient.create(config)
         self.get = cast(Callable[[str], "bytes | None"], self.client.get)
         self.close = self.client.close
@@ -211,8 +232,10 @@ class GlideAsync:
     async def open(cls, opening: Opening) -> GlideAsync:
         from glide import GlideClient, GlideClientConfiguration, NodeAddress
 
+        glide_quiet()
         config = GlideClientConfiguration([NodeAddress(opening.host, opening.port)],
-                                          request_timeout=int(opening.timeout * 1000))
+                                          request_timeout=int(opening.timeout * 1000),
+                                          inflight_requests_limit=max(GLIDE_INFLIGHT, opening.connections))
         return cls(await GlideClient.create(config))
 
     async def blpop(self, name: str, wait: float) -> object:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from dualio.lab.bench.modes import THREAD_FLOOR
 from dualio.lab.bench.redis_clients import (
+    GLIDE_BLOCKING_GRACE,
     KEYS,
     Opening,
     RedisMode,
@@ -122,6 +123,11 @@ def redis_jobs(plan: Plan, modes: Sequence[RedisMode], reason: str = "") -> list
             if least > plan.budget_s:
                 cell.skipped = True
                 cell.note = f"skipped: predicted {least:.0f} s > budget {plan.budget_s:.0f} s"
+            elif mode.name.startswith("glide") and least > y + GLIDE_BLOCKING_GRACE:
+                cell.skipped = True
+                cell.note = (f"skipped: glide's one connection answers the BLPOPs one after another "
+                             f"({least:.1f} s for the last) and gives each {y + GLIDE_BLOCKING_GRACE:.1f} s "
+                             "(its timeout + 0.5 s), whatever request_timeout says")
             elif mode.model == "threads" and n > plan.thread_connect_cap:
                 cell.skipped = True
                 cell.note = (f"skipped: {n:,} threads at once; above {plan.thread_connect_cap:,} "
