@@ -199,10 +199,16 @@ def test_locks_scripts_and_key_scans_run_on_their_key_s_node(redis_cluster: Clus
         rc.hset("scanned:{h}", mapping={f"f{n}": n for n in range(30)})
         fields = sorted(field for field, _ in rc.hscan_iter("scanned:{h}"))
         assert fields == sorted(f"f{n}".encode() for n in range(30))
-        with pytest.raises(UsageError, match="every primary"):
-            list(rc.scan_iter())
+        with pytest.raises(UsageError, match="use scan_iter"):
+            rc.execute("SCAN", 0)
         with pytest.raises(UsageError, match="every primary"):
             rc.pipeline(("DBSIZE",))
+        names = {f"scan:{n}".encode() for n in range(200)}  # in every primary's slots
+        for name in names:
+            rc.set(name, 1)
+        found = set(rc.scan_iter(match="scan:*", count=50))
+        assert found == names
+        assert len({redis_cluster.owner(key_slot(n)).port for n in names}) == 3
 
 
 def test_a_command_answered_by_every_primary_goes_to_each(redis_cluster: Cluster) -> None:

@@ -7,7 +7,7 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from types import TracebackType
 from typing import Any, Self, cast
 
@@ -57,7 +57,7 @@ EVERY_NODE = frozenset({
 """Commands whose answer is every primary's (Redis's ALL_SHARDS request policy): sent to each
 primary, their answers joined (:func:`_joined`)."""
 REFUSED = frozenset({"SCAN"})
-"""SCAN's cursor is one node's: refused (a scan of every node is not offered yet)."""
+"""SCAN's cursor is one node's: refused (``scan_iter`` scans every primary in turn)."""
 
 
 class RedisCluster(RedisCommands[S]):
@@ -377,6 +377,22 @@ class RedisCluster(RedisCommands[S]):
                     raise
                 self._refresh(until, force=True)
 
+    def scan_iter(
+        self, match: Arg | None = None, count: int | None = None, _type: Arg | None = None, *,
+        timeout: Timeout = UNSET,
+    ) -> Generator[S, None, None]:
+        """Every key of the cluster (matching ``match``, of the type ``_type``): each primary
+        the map names scanned in turn with a cursor of its own (``Redis.scan_iter`` there); a
+        key may come twice, as SCAN gives it. A primary lost during the scan ends it with
+        its error (its cursor is gone with it): scan again."""
+        self._check_open()
+        if not self._mapped:
+            self._refresh(_until(pick_timeout(timeout, self.timeout)))
+        for address in self.nodes:
+            node = self._node(address)
+            for key in node.scan_iter(match, count, _type, timeout=timeout):
+                yield key
+
     def watch(self, *names: Arg, timeout: Timeout = UNSET) -> ClusterWatch:  # type: ignore[override]
         """WATCH ``names`` (keys of one slot) on a connection of their node's own:
         ``with rc.watch("{u}:a", "{u}:b") as tx``, as ``Redis.watch`` on that node;
@@ -458,8 +474,8 @@ def _slot_of(words: list[bytes]) -> int | None:
         return None
     name, container = _names(words)
     if name in REFUSED:
-        raise UsageError(f"{name} answers for every primary, with a cursor of one: a cluster's scan is not "
-                         "offered yet; scan each of the client's nodes with a Redis of its own")
+        raise UsageError(f"{name} answers for every primary, with a cursor of one: use scan_iter, which "
+                         "scans every primary in turn")
     if name in EVERY_NODE or container in EVERY_NODE:
         raise UsageError(f"{name} runs on every primary: send it alone, not in a batch")
     keys = command_keys(words)
