@@ -158,6 +158,12 @@ class AnyioConnection(ConnectionFacts[_Event]):
         self._event_type: Callable[[], _Event] = anyio.Event
         self._offset: float | None = None  # the loop's clock minus time.monotonic(), if fixed
         self._checkpoint_if_cancelled: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint_if_cancelled
+        self._before_batch: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint_if_cancelled
+        """What a writer awaits before it takes the next batch from the queue: a stream's send
+        lets the other tasks run once, so their requests join the batch after it; on the
+        socket itself (trio over TCP) a send that finds room does not, so the writer lets
+        them run first (one scheduler pass: 100 requests in flight leave in a few sends,
+        not 100, and the server reads them together)."""
         # What is written without waiting, and how a read waits and takes what came: on
         # trio over plain TCP, on the socket itself (trio's stream checkpoints after each
         # send and each receive that did not wait, an extra pass of its scheduler per call).
@@ -181,6 +187,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             self._checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
             if self._raw is not None and options.tls is None:
                 self._send_now = functools.partial(_send_now, self._raw)
+                self._before_batch = trio.lowlevel.checkpoint
                 self._wait_writable = trio.lowlevel.wait_writable
                 self._closed_meanwhile = trio.ClosedResourceError
                 self._receive = functools.partial(
@@ -427,7 +434,7 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if self._table.failure is not None:
                 self._table.check_usable()
             while self._sent < self._queued:  # frames queued while a batch went out follow it
-                await self._checkpoint_if_cancelled()  # nothing of this batch has left yet
+                await self._before_batch()  # nothing of this batch has left yet
                 await self._room(until)
                 left = seconds_left(until)
                 if left is not None and left <= 0:
