@@ -160,10 +160,11 @@ class AnyioConnection(ConnectionFacts[_Event]):
         self._checkpoint_if_cancelled: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint_if_cancelled
         self._before_batch: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint_if_cancelled
         """What a writer awaits before it takes the next batch from the queue: a stream's send
-        lets the other tasks run once, so their requests join the batch after it; on the
-        socket itself (trio over TCP) a send that finds room does not, so the writer lets
-        them run first (one scheduler pass: 100 requests in flight leave in a few sends,
-        not 100, and the server reads them together)."""
+        lets the other tasks run once, so their requests join the batch after it; a send on
+        the socket itself (trio over TCP) or into asyncio's transport (plain TCP) that finds
+        room does not, so the writer lets them run first (one scheduler pass: 100 requests
+        in flight leave in a few sends, not 100, and the server reads them together); a
+        lone call's request goes at once."""
         # What is written without waiting, and how a read waits and takes what came: on
         # trio over plain TCP, on the socket itself (trio's stream checkpoints after each
         # send and each receive that did not wait, an extra pass of its scheduler per call).
@@ -175,6 +176,8 @@ class AnyioConnection(ConnectionFacts[_Event]):
         protocol = getattr(stream, "_protocol", None) if self.loop.backend == "asyncio" else None
         plain = options.tls is None and isinstance(getattr(protocol, "write_event", None), asyncio.Event)
         self._asyncio_stream: Any = stream if plain else None
+        if plain:  # _write_at_once writes with no checkpoint
+            self._before_batch = anyio.lowlevel.checkpoint
         self._wait_writable: Callable[[socket.socket], Awaitable[None]] | None = None
         self._closed_meanwhile: type[Exception] = anyio.ClosedResourceError
         self._receive: Callable[[], Awaitable[bytes]] = stream.receive
@@ -434,7 +437,10 @@ class AnyioConnection(ConnectionFacts[_Event]):
             if self._table.failure is not None:
                 self._table.check_usable()
             while self._sent < self._queued:  # frames queued while a batch went out follow it
-                await self._before_batch()  # nothing of this batch has left yet
+                if self._table.in_flight > 1:  # nothing of this batch has left yet
+                    await self._before_batch()
+                else:  # a lone call's request goes at once
+                    await self._checkpoint_if_cancelled()
                 await self._room(until)
                 left = seconds_left(until)
                 if left is not None and left <= 0:
