@@ -61,14 +61,14 @@ class Sentinels:
         self._client = client
         self._clients: dict[Address, Redis[Any]] = {}
         self._making = Lock()
-        self._named: tuple[float, Address] | None = None  # when the sentinels last named one, and which
+        self._answer: tuple[float, Address] | None = None  # when the sentinels last named one, and which
 
     def primary(self, until: float) -> Address:
         """The primary's address as the first sentinel that knows it says, by ``until``
         (an answer less than ``FRESH`` old is taken again)."""
-        named = self._named
-        if named is not None and time.monotonic() - named[0] < FRESH:
-            return named[1]
+        answer = self._answer
+        if answer is not None and time.monotonic() - answer[0] < FRESH:
+            return answer[1]
         said: list[str] = []
         unknown = 0
         for address in list(self.addresses):
@@ -94,7 +94,7 @@ class Sentinels:
             if address != self.addresses[0]:
                 self.addresses.remove(address)
                 self.addresses.insert(0, address)
-            self._named = (time.monotonic(), (host, port))
+            self._answer = (time.monotonic(), (host, port))
             return host, port
         failure = ConnectError(f"no sentinel named the primary of {self.service_name!r}: " + "; ".join(said))
         if unknown == len(self.addresses):
