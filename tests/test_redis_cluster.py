@@ -294,3 +294,32 @@ async def test_watch_on_the_async_face(redis_cluster: Cluster, transport: str) -
             n = int(await tx.get("{stock}:n"))
             assert await tx.transaction(("SET", "{stock}:n", n + 1)) == [b"OK"]
         assert await rc.get("{stock}:n") == b"4"
+
+
+def _gets_served(server: Any) -> int:
+    with Redis(*server.address, timeout=5, decode_responses=True) as node:
+        stats = node.execute("INFO", "commandstats")
+    for line in stats.splitlines():
+        if line.startswith("cmdstat_get:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0
+
+
+def test_reads_go_to_replicas_with_read_from_replica(redis_cluster: Cluster) -> None:
+    names = keys_of_every_primary(30)
+    primaries = redis_cluster.primaries()
+    replicas = [s for s in redis_cluster.servers if s not in primaries and s.alive]
+    with RedisCluster(*redis_cluster.seed, timeout=10, read_from="replica") as rc:
+        for name in names:
+            assert rc.set(name, f"r-{name}")  # writes go to the primaries
+        for server in primaries:
+            with Redis(*server.address, timeout=10) as primary:
+                primary.execute("WAIT", 1, 5000)  # the replicas have them
+        before = {s.port: _gets_served(s) for s in redis_cluster.servers if s.alive}
+        assert [rc.get(name) for name in names] == [f"r-{name}".encode() for name in names]
+        assert rc.mget("{t}a", "{t}b") == [None, None]
+        after = {s.port: _gets_served(s) for s in redis_cluster.servers if s.alive}
+    assert sum(after[s.port] - before[s.port] for s in replicas) == len(names)
+    assert sum(after[s.port] - before[s.port] for s in primaries) == 0
+    with pytest.raises(ValueError, match="read_from"):
+        RedisCluster(*redis_cluster.seed, read_from="nearest")  # type: ignore[arg-type]

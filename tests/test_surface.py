@@ -102,7 +102,8 @@ def test_the_redis_constructor() -> None:
         ("server_hostname", None), ("keepalive", 15.0), ("retry", DEFAULT_RETRY),
         ("decode_responses", False), ("lazy", False), ("on_state", None), ("on_request", None),
         ("on_response", None), ("held_connections", 16), ("max_reply_size", 512 << 20), ("cache", None),
-        ("sentinels", ()), ("service_name", None), ("sentinel_timeout", 1.0), ("sentinel_password", None),
+        ("readonly", False), ("sentinels", ()), ("service_name", None), ("sentinel_timeout", 1.0),
+        ("sentinel_password", None),
         ("transport", "blocking"),
     ]
 

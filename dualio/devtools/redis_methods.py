@@ -741,6 +741,9 @@ def command_spec_file(spec: dict[str, Any]) -> str:
                          | overrides.HELD)
     with_block = {name: _options_from(c) for name, c in every.items() if held(name, c) and _block_arg(c)}
     readonly = sorted(name for name, c in every.items() if idempotent(c))
+    reads = sorted(name for name, c in every.items()
+                   if "READONLY" in {flag.upper() for flag in c.get("command_flags", [])}
+                   and c.get("key_specs"))
     keys = {name: tuple(_key_spec(k) for k in c.get("key_specs", [])) for name, c in every.items()
             if c.get("key_specs")}
     lines = [
@@ -764,6 +767,11 @@ def command_spec_file(spec: dict[str, Any]) -> str:
         "})",
         '"""Commands that may be sent again after a lost connection: read-only, or every key',
         'they name overwritten or removed whole."""',
+        "READ_ONLY = frozenset({",
+        *[f"    {q(name)}," for name in reads],
+        "})",
+        '"""Commands that only read the keys they name (the spec\'s READONLY flag): what a',
+        'cluster replica may answer."""',
         "KEY_SPECS: dict[str, tuple[tuple[str, int | str, int, str, int, int, int], ...]] = {",
         *[line for name, value in sorted(keys.items()) for line in _key_lines(name, value)],
         "}",

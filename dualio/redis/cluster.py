@@ -21,8 +21,9 @@ is sent (:class:`~dualio.UsageError` naming the slots). A command whose answer i
 primary's (KEYS, DBSIZE, FLUSHALL, SCRIPT LOAD, ...) goes to each, the answers joined; SCAN
 (whose cursor is one node's) is refused, and ``scan_iter`` scans every primary in turn. A
 pipeline is split by node; a transaction runs on the node of its one slot, and so does
-WATCH (``watch``, ``transaction(func, *keys)``). Not offered yet: subscriptions,
-client-side caching and reads from replicas (each a UsageError).
+WATCH (``watch``, ``transaction(func, *keys)``). ``read_from="replica"`` sends reads (the
+spec's READONLY commands) to the slot's replicas in turn. Not offered yet: subscriptions
+and client-side caching (each a UsageError).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator, Sequence
 from types import TracebackType
-from typing import Any, Self, Unpack, cast
+from typing import Any, Literal, Self, Unpack, cast
 
 from dualio.redis.client import Redis
 from dualio.redis.commands import AsyncRedisCommands
@@ -53,10 +54,11 @@ from dualio.toolkit import (
     pick_timeout,
     sleep,
 )
-from dualio_transports.redis_protocol.command_spec import KEY_SPECS
+from dualio_transports.redis_protocol.command_spec import KEY_SPECS, READ_ONLY
 from dualio_transports.redis_protocol.errors import (
     AskError,
     ClusterDownError,
+    LoadingError,
     MovedError,
     RedisError,
     TryAgainError,
@@ -66,6 +68,9 @@ from dualio_transports.redis_protocol.resp import encode_command, parse
 from dualio_transports.redis_protocol.slots import SLOTS, command_keys, key_slot
 
 Address = tuple[str, int]
+ReadFrom = Literal["primary", "replica"]
+"""Where a cluster's reads go: the slot's primary, or one of its replicas in turn (which may
+answer a moment behind it)."""
 MAX_REDIRECTS = 5
 _ASKING = encode_command("ASKING")
 _FRESH = 1.0  # a slot map read this recently is not read again for another caller
@@ -94,10 +99,15 @@ class RedisCluster(AsyncRedisCommands[S]):
         password: str | None = None, username: str | None = None, timeout: float | None = 30.0,
         connect_timeout: float | None = 10.0, retry: RetryPolicy | None = DEFAULT_RETRY,
         decode_responses: bool = False, max_redirects: int = MAX_REDIRECTS,
+        read_from: ReadFrom = "primary",
         transport: TransportName = "native", **async_only: Unpack[AsyncOnly],
     ) -> None:
         if isinstance(max_redirects, bool) or not isinstance(max_redirects, int) or max_redirects < 0:
             raise ValueError(f"max_redirects must be an int of 0 or more, not {max_redirects!r}")
+        if read_from not in ("primary", "replica"):
+            raise ValueError(f"read_from must be 'primary' or 'replica', not {read_from!r}")
+        self.read_from = read_from
+        self._replica_reads = read_from == "replica"
         self._settings: dict[str, Any] = {
             "password": password, "username": username, "timeout": timeout,
             "connect_timeout": connect_timeout, "decode_responses": decode_responses,
@@ -110,6 +120,9 @@ class RedisCluster(AsyncRedisCommands[S]):
         self.retry = retry
         self.max_redirects = max_redirects
         self._nodes: dict[Address, Redis[Any]] = {}
+        self._replica_nodes: dict[Address, Redis[Any]] = {}  # with read_from="replica": READONLY clients
+        self._replicas: dict[Address, list[Address]] = {}  # each primary's, as the map names them
+        self._turn = 0  # which replica a read goes to next
         self._slots: list[Address | None] = [None] * SLOTS
         self._mapped = False
         self._read_at = -1.0  # when the map was last read
@@ -136,7 +149,8 @@ class RedisCluster(AsyncRedisCommands[S]):
     async def aclose(self) -> None:
         """Close every node's connection. Idempotent."""
         self._closed = True
-        nodes, self._nodes = list(self._nodes.values()), {}
+        nodes, self._nodes = [*self._nodes.values(), *self._replica_nodes.values()], {}
+        self._replica_nodes = {}
         for node in nodes:
             await node.aclose()
 
@@ -184,11 +198,22 @@ class RedisCluster(AsyncRedisCommands[S]):
         series: Series | None = None
         asked: Address | None = None
         failed: Address | None = None  # a node this call could not reach
+        replica = self._replica_reads and request.method in READ_ONLY  # until a replica fails it
         while True:
             try:
                 address = asked or (self._slots[slot] if slot is not None else None) or self._unserved(slot)
                 if address == failed:  # asked through another node, which runs it, redirects or refuses
                     address = self._detour(failed)
+                if replica and address in self._replicas and asked is None:
+                    try:
+                        node = await self._replica(address)
+                        if not until:
+                            return await node.request(request, timeout, held)
+                        return await node.request(request, _left(until), held)
+                    except (ConnectError, ClosedError, ConnectionLost, LoadingError):
+                        replica = False  # its primary answers this call (a replica still loading too)
+                        await self._drop_failed()
+                        continue
                 node = self._nodes.get(address) or await self._node(address)
                 if not until:  # the first try: the node keeps the call's time itself
                     return await node.request(request, timeout, held)
@@ -267,14 +292,18 @@ class RedisCluster(AsyncRedisCommands[S]):
         kept = {*self.nodes, *self._seeds}
         for address in [address for address in self._nodes if address not in kept]:
             await self._nodes.pop(address).aclose()
+        replicas = {address for named in self._replicas.values() for address in named}
+        for address in [address for address in self._replica_nodes if address not in replicas]:
+            await self._replica_nodes.pop(address).aclose()
 
     async def _drop_failed(self) -> None:
         """Close the clients of nodes whose connection failed (they connect no more): the
         next command to such a node makes a new one."""
-        for address, node in list(self._nodes.items()):
-            if node.closed and self._nodes.get(address) is node:
-                del self._nodes[address]
-                await node.aclose()
+        for clients in (self._nodes, self._replica_nodes):
+            for address, node in list(clients.items()):
+                if node.closed and clients.get(address) is node:
+                    del clients[address]
+                    await node.aclose()
 
     def _primary(self, slot: int | None) -> Address:
         """The primary the map names for ``slot`` (no slot: any primary); CLUSTERDOWN if none."""
@@ -287,6 +316,23 @@ class RedisCluster(AsyncRedisCommands[S]):
         if address is None:
             raise ClusterDownError(f"CLUSTERDOWN no primary of the cluster serves slot {slot} now")
         return address
+
+    async def _replica(self, primary: Address) -> Redis[Any]:
+        """A READONLY client of one of ``primary``'s replicas, in turn."""
+        replicas = self._replicas[primary]
+        self._turn += 1
+        address = replicas[self._turn % len(replicas)]
+        node = self._replica_nodes.get(address)
+        if node is not None:
+            return node
+        async with self._making:
+            node = self._replica_nodes.get(address)
+            if node is None or node.closed:
+                if node is not None:
+                    await node.aclose()
+                node = self._replica_nodes[address] = Redis(*address, **self._settings, readonly=True)
+                await node.open()
+        return node
 
     async def _node(self, address: Address) -> Redis[Any]:
         """The client of the node at ``address``, made (and opened) if it is new or failed."""
@@ -313,11 +359,12 @@ class RedisCluster(AsyncRedisCommands[S]):
             for address in [*self.nodes, *(seed for seed in self._seeds if seed not in self.nodes)]:
                 try:
                     node = await self._node(address)
-                    slots = await _slot_map(node, address[0], _left(until))
+                    slots, replicas = await _slot_map(node, address[0], _left(until))
                 except (DualioError, ValueError) as exc:
                     failures.append(f"{address[0]}:{address[1]}: {exc}")
                     continue
                 self._slots = slots
+                self._replicas = replicas
                 self._mapped = True
                 self._read_at = time.monotonic()
                 await self._forget_unmapped()
@@ -552,17 +599,24 @@ def _asking(request: Request[T]) -> Request[T]:
     return Request(request.method, _ASKING + request.args, decode, request.idempotent, 2)
 
 
-async def _slot_map(node: Redis[Any], asked: str, timeout: float | None) -> list[Address | None]:
-    """The primary of every slot, from CLUSTER SHARDS (CLUSTER SLOTS before Redis 7) of the
-    node at host ``asked``, which stands for a host the node does not know (``""``, ``?``)."""
+async def _slot_map(
+    node: Redis[Any], asked: str, timeout: float | None,
+) -> tuple[list[Address | None], dict[Address, list[Address]]]:
+    """The primary of every slot, and each primary's replicas that are up, from CLUSTER SHARDS
+    (CLUSTER SLOTS before Redis 7) of the node at host ``asked``, which stands for a host the
+    node does not know (``""``, ``?``)."""
     slots: list[Address | None] = [None] * SLOTS
+    replicas: dict[Address, list[Address]] = {}
     try:
         shards = await node.execute("CLUSTER", "SHARDS", timeout=timeout)
     except RedisError:
-        for start, end, primary, *_ in await node.execute("CLUSTER", "SLOTS", timeout=timeout):
+        for start, end, primary, *others in await node.execute("CLUSTER", "SLOTS", timeout=timeout):
             first, last = int(start), int(end)
-            slots[first : last + 1] = [_address(primary[0] or asked, primary[1], asked)] * (last - first + 1)
-        return slots
+            address = _address(primary[0] or asked, primary[1], asked)
+            slots[first : last + 1] = [address] * (last - first + 1)
+            if others:
+                replicas[address] = [_address(r[0] or asked, r[1], asked) for r in others]
+        return slots, replicas
     for shard in shards:
         fields = {_text(k): v for k, v in shard.items()}
         nodes = [{_text(k): v for k, v in n.items()} for n in fields["nodes"]]
@@ -576,7 +630,11 @@ async def _slot_map(node: Redis[Any], asked: str, timeout: float | None) -> list
         ranges = fields["slots"]
         for start, end in zip(ranges[::2], ranges[1::2], strict=True):
             slots[int(start) : int(end) + 1] = [address] * (int(end) - int(start) + 1)
-    return slots
+        up = [_address(n.get("ip") or n.get("endpoint"), n.get("port"), asked) for n in nodes
+              if _text(n.get("role")) == "replica" and _text(n.get("health")) != "fail"]
+        if up:
+            replicas[address] = up
+    return slots, replicas
 
 
 def _text(value: Any) -> str:

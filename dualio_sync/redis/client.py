@@ -45,7 +45,9 @@ class Redis(RedisCommands[S], Face):
     value): a reply over it fails its call with FrameTooLarge, and the client goes on, on
     a new connection. ``cache`` (a :class:`ClientCache`) keeps the replies of reads of
     one key (GET, HGET, HGETALL, ...) in memory, kept fresh by the server's invalidations
-    (RESP3 ``CLIENT TRACKING``; docs/redis.md). ``decode_responses=True`` returns ``str``
+    (RESP3 ``CLIENT TRACKING``; docs/redis.md). ``readonly=True`` sends READONLY on every
+    connection: a Redis Cluster replica then answers reads of its primary's slots.
+    ``decode_responses=True`` returns ``str``
     where Redis sends strings (``Redis[str]``; otherwise ``bytes``, ``Redis[bytes]``). A
     lost connection is opened again by the next call, and commands safe to repeat are
     retried, as ``retry`` allows. docs/redis.md says what is not offered yet.
@@ -62,7 +64,7 @@ class Redis(RedisCommands[S], Face):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None, readonly: bool = False,
         sentinels: Sequence[Address] = (), service_name: str | None = None,
         sentinel_timeout: float | None = SENTINEL_TIMEOUT, sentinel_password: str | None = None,
         transport: TransportName = "blocking",
@@ -79,7 +81,7 @@ class Redis(RedisCommands[S], Face):
         lazy: bool = False,
         on_state: StateCallback | None = None, on_request: RequestCallback | None = None,
         on_response: ResponseCallback | None = None, held_connections: int = HELD_CONNECTIONS,
-        max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+        max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None, readonly: bool = False,
         sentinels: Sequence[Address] = (), service_name: str | None = None,
         sentinel_timeout: float | None = SENTINEL_TIMEOUT, sentinel_password: str | None = None,
         transport: TransportName = "blocking",
@@ -109,6 +111,7 @@ class Redis(RedisCommands[S], Face):
         held_connections: int = HELD_CONNECTIONS,
         max_reply_size: int = MAX_REPLY,
         cache: ClientCache | None = None,
+        readonly: bool = False,
         sentinels: Sequence[Address] = (),
         service_name: str | None = None,
         sentinel_timeout: float | None = SENTINEL_TIMEOUT,
@@ -132,7 +135,7 @@ class Redis(RedisCommands[S], Face):
             )
             if retry is DEFAULT_RETRY:
                 retry = SENTINEL_RETRY
-        protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache)
+        protocol = redis_protocol(username, password, client_name, db, max_reply_size, cache, readonly)
         options = ConnectOptions(
             host, port, connect_timeout, tls, server_hostname, keepalive=keepalive, protocol=protocol,
             unix_path=unix_socket_path,

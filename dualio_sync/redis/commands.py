@@ -177,7 +177,7 @@ TELEMETRY = Conventions(
 
 def redis_protocol(
     username: str | None, password: str | None, client_name: str | None, db: int,
-    max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None,
+    max_reply_size: int = MAX_REPLY, cache: ClientCache | None = None, readonly: bool = False,
 ) -> functools.partial[RedisProtocol]:
     """What makes each connection's protocol state (``ConnectOptions.protocol``), its
     arguments checked once, here."""
@@ -191,9 +191,11 @@ def redis_protocol(
         raise ValueError(f"max_reply_size must be 16 bytes or more, not {max_reply_size}")
     if cache is not None and not isinstance(cache, ClientCache):
         raise TypeError(f"cache must be a ClientCache or None, not {type(cache).__name__}")
+    if not isinstance(readonly, bool):
+        raise TypeError(f"readonly must be a bool, not {type(readonly).__name__}")
     make = functools.partial(
         RedisProtocol, username=username, password=password, client_name=client_name, db=db,
-        max_reply=max_reply_size, cache=cache,
+        max_reply=max_reply_size, cache=cache, readonly=readonly,
     )
     make(cache=None)  # a ValueError now for a username without a password, or a negative db
     return make

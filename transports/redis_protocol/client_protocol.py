@@ -207,13 +207,14 @@ class RedisProtocol:
     """One Redis connection's state: a :class:`~dualio_transports.wire.protocol.WireProtocol`.
 
     ``username`` is used with ``password`` only (``default`` when not given); ``db``,
-    when not 0, is SELECTed in the handshake. The reader's bounds are
+    when not 0, is SELECTed in the handshake; ``readonly`` sends READONLY there (a
+    cluster replica then answers reads of its slots). The reader's bounds are
     :class:`~.resp.ReplyReader`'s keyword arguments.
     """
 
     __slots__ = (
-        "_cache", "_checks", "_client_name", "_db", "_handshake_replies", "_held", "_password", "_username",
-        "decoder", "resp", "state", "subscriptions",
+        "_cache", "_checks", "_client_name", "_db", "_handshake_replies", "_held", "_password", "_readonly",
+        "_username", "decoder", "resp", "state", "subscriptions",
     )
     matching = Matching.IN_ORDER
     ordered_kinds = frozenset({CallKind.UNARY, CallKind.PING, CallKind.STREAM})
@@ -229,6 +230,7 @@ class RedisProtocol:
         client_name: str | None = None,
         db: int = 0,
         cache: ClientCache | None = None,
+        readonly: bool = False,
         **bounds: int,
     ) -> None:
         if username is not None and password is None:
@@ -242,6 +244,7 @@ class RedisProtocol:
         self._password = password
         self._client_name = client_name
         self._db = db
+        self._readonly = readonly
         self._checks: deque[tuple[str, HandshakeCheck]] = deque()
         self._handshake_replies = 0  # handshake replies the decoder has still to see
         self.resp = 3
@@ -272,6 +275,9 @@ class RedisProtocol:
         if self._db:
             data += encode_command("SELECT", self._db)
             checks.append(("SELECT", _check_ok("SELECT")))
+        if self._readonly:
+            data += encode_command("READONLY")
+            checks.append(("READONLY", _check_ok("READONLY")))
         if self._cache is not None:
             data += encode_command("CLIENT", "TRACKING", "ON")
             checks.append(("CLIENT TRACKING", self._tracking))
