@@ -321,30 +321,22 @@ class RedisCluster(AsyncRedisCommands[S]):
         """A READONLY client of one of ``primary``'s replicas, in turn."""
         replicas = self._replicas[primary]
         self._turn += 1
-        address = replicas[self._turn % len(replicas)]
-        node = self._replica_nodes.get(address)
-        if node is not None:
-            return node
-        async with self._making:
-            node = self._replica_nodes.get(address)
-            if node is None or node.closed:
-                if node is not None:
-                    await node.aclose()
-                node = self._replica_nodes[address] = Redis(*address, **self._settings, readonly=True)
-                await node.open()
-        return node
+        return await self._node(replicas[self._turn % len(replicas)], self._replica_nodes)
 
-    async def _node(self, address: Address) -> Redis[Any]:
-        """The client of the node at ``address``, made (and opened) if it is new or failed."""
-        node = self._nodes.get(address)
+    async def _node(self, address: Address, clients: dict[Address, Redis[Any]] | None = None) -> Redis[Any]:
+        """The client of the node at ``address`` (among ``clients``: the primaries' by
+        default, or the replicas', READONLY), made (and opened) if it is new or failed."""
+        clients = self._nodes if clients is None else clients
+        node = clients.get(address)
         if node is not None:
             return node  # a failed one is dropped where its failure is met
         async with self._making:  # threads of the blocking face make a node's client once
-            node = self._nodes.get(address)
+            node = clients.get(address)
             if node is None or node.closed:
                 if node is not None:
                     await node.aclose()
-                node = self._nodes[address] = Redis(*address, **self._settings)
+                node = clients[address] = Redis(
+                    *address, **self._settings, readonly=clients is self._replica_nodes)
                 await node.open()
         return node
 
