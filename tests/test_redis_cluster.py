@@ -323,3 +323,17 @@ def test_reads_go_to_replicas_with_read_from_replica(redis_cluster: Cluster) -> 
     assert sum(after[s.port] - before[s.port] for s in primaries) == 0
     with pytest.raises(ValueError, match="read_from"):
         RedisCluster(*redis_cluster.seed, read_from="nearest")  # type: ignore[arg-type]
+
+
+def test_a_node_whose_connection_broke_is_asked_again_when_it_serves_on(redis_cluster: Cluster) -> None:
+    """No failover: the node's clients are killed, so the call's connection breaks and it
+    asks another node, whose MOVED names the same node, which it then tries again and
+    which answers (it does not wait for a promotion that never comes)."""
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        assert rc.set("kept:{k}", "v")
+        owner = redis_cluster.owner(key_slot(b"kept:{k}"))
+        with Redis(*owner.address, timeout=5) as admin:
+            assert admin.execute("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") >= 1
+        started = time.monotonic()
+        assert rc.get("kept:{k}") == b"v"
+        assert time.monotonic() - started < 3.0  # about 0.1 s; the call's timeout is 10 s

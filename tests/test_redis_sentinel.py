@@ -178,3 +178,9 @@ async def test_the_async_face_rides_out_a_failover(own_sentinel_set: SentinelSet
     assert tally.wrong == []
     assert tally.errors == []
     assert tally.calls > WORKERS * 4
+
+
+def test_no_sentinel_timeout_and_no_call_timeout(sentinel_set: SentinelSet) -> None:
+    with Redis(sentinels=sentinel_set.addresses, service_name=SERVICE, timeout=None,
+               sentinel_timeout=None) as r:
+        assert r.ping() > 0

@@ -96,3 +96,17 @@ def test_the_default_policy_counts_no_tries_its_calls_deadline_and_budget_bound_
     assert sum(waits) > 10  # 20 tries, and it would go on
     with pytest.raises(RetriesExhausted, match="the call's timeout ends before the next try"):
         RetryPolicy().series().next_delay(ConnectError("down"), until=time.monotonic() + 0.01)
+
+
+def test_polls_are_no_tries_and_end_with_the_deadline() -> None:
+    from dualio_transports.wire.errors import ConnectError, RetriesExhausted
+
+    series = RetryPolicy(attempts=1).series()
+    error = ConnectError("down")
+    for _ in range(50):  # a cluster waiting for a promotion polls many times on one try's budget
+        assert series.next_poll(error, 0.05, until=time.monotonic() + 10) == 0.05
+    assert series.next_delay(error) > 0  # the one try the policy allows, polls aside
+    with pytest.raises(RetriesExhausted, match="gave up after 2 tries"):
+        series.next_delay(error)
+    with pytest.raises(RetriesExhausted, match="timeout ends before the next try"):
+        RetryPolicy().series().next_poll(error, 0.05, until=time.monotonic() + 0.01)

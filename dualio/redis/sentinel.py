@@ -11,18 +11,20 @@ The sentinels are asked in turn, the one that answered last first, each within
 ``sentinel_timeout`` (and the call's deadline), over one connection each that the client
 keeps. A sentinel that cannot be reached is passed over; when none names a primary the
 connect fails with a ConnectError naming what each said, which the call's retries
-treat as any failed connect. When every sentinel that answered says it does not know
+treat as any failed connect. When every sentinel says it does not know
 ``service_name``, the ConnectError is not retried (the name is wrong, as a wrong password
 is): the client is closed for good.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dualio.toolkit import ConnectError, DualioError, Lock, RetryPolicy
+from dualio.toolkit import ClosedError, ConnectError, DualioError, Lock, RetryPolicy
 
 if TYPE_CHECKING:
     from dualio.redis.client import Redis
@@ -73,6 +75,7 @@ class Sentinels:
         self._client = client
         self._clients: dict[Address, Redis[Any]] = {}
         self._making = Lock()
+        self._closed = False
         self._answer: tuple[float, Address] | None = None  # when the sentinels last named one, and which
 
     async def primary(self, until: float) -> Address:
@@ -93,7 +96,8 @@ class Sentinels:
                 sentinel = await self._sentinel(address)
                 wait = left if self.timeout is None else min(left, self.timeout)
                 reply = await sentinel.execute(
-                    "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service_name, timeout=wait,
+                    "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service_name,
+                    timeout=None if wait == math.inf else wait,
                 )
             except DualioError as exc:
                 said.append(f"{where}: {type(exc).__name__}: {exc}")
@@ -104,8 +108,9 @@ class Sentinels:
                 continue
             host, port = _text(reply[0]), int(reply[1])
             if address != self.addresses[0]:
-                self.addresses.remove(address)
-                self.addresses.insert(0, address)
+                with contextlib.suppress(ValueError):  # moved first by another thread already
+                    self.addresses.remove(address)
+                    self.addresses.insert(0, address)
             self._answer = (time.monotonic(), (host, port))
             return host, port
         failure = ConnectError(f"no sentinel named the primary of {self.service_name!r}: " + "; ".join(said))
@@ -117,7 +122,11 @@ class Sentinels:
         client = self._clients.get(address)
         if client is not None and not client.closed:
             return client
+        if self._closed:
+            raise ClosedError("the client is closed")
         async with self._making:
+            if self._closed:  # closed while this caller waited
+                raise ClosedError("the client is closed")
             client = self._clients.get(address)
             if client is None or client.closed:
                 if client is not None:
@@ -127,6 +136,7 @@ class Sentinels:
         return client
 
     async def aclose(self) -> None:
+        self._closed = True
         clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             await client.aclose()

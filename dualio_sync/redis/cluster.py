@@ -175,6 +175,7 @@ class RedisCluster(RedisCommands[S]):
         series: Series | None = None
         asked: Address | None = None
         failed: Address | None = None  # a node this call could not reach
+        address: Address | None = None
         replica = self._replica_reads and request.method in READ_ONLY  # until a replica fails it
         while True:
             try:
@@ -189,6 +190,7 @@ class RedisCluster(RedisCommands[S]):
                         return node.request(request, _left(until), held)
                     except (ConnectError, ClosedError, ConnectionLost, LoadingError):
                         replica = False  # its primary answers this call (a replica still loading too)
+                        until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
                         self._drop_failed()
                         continue
                 node = self._nodes.get(address) or self._node(address)
@@ -200,6 +202,7 @@ class RedisCluster(RedisCommands[S]):
             except (MovedError, AskError) as exc:
                 until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
                 if failed is not None and _redirected(exc) == failed:  # no replica promoted yet
+                    failed = None  # the node itself is tried next: it may be back
                     series = self._wait(series, exc, until)
                     continue
                 redirects += 1
@@ -228,13 +231,15 @@ class RedisCluster(RedisCommands[S]):
                 asked = None
 
     def _wait(self, series: Series | None, error: DualioError, until: float) -> Series:
-        """The pause before a command is sent again: as ``retry`` says, but no longer than
-        ``_POLL`` for a slot whose node failed (the call's deadline and the series' budget
-        still bound the tries: RetriesExhausted once either is over)."""
+        """The pause before a command is sent again: as ``retry`` says after TRYAGAIN; every
+        ``_POLL`` while a slot's node is down or unserved (polls are no tries: the call's
+        deadline and the series' budget bound them; RetriesExhausted once either is over)."""
         assert self.retry is not None
         series = series or self.retry.series()
-        delay = series.next_delay(error, until)
-        sleep(delay if isinstance(error, TryAgainError) else min(delay, _POLL))
+        if isinstance(error, TryAgainError):
+            sleep(series.next_delay(error, until))
+        else:
+            sleep(series.next_poll(error, _POLL, until))
         return series
 
     def _detour(self, failed: Address | None) -> Address:

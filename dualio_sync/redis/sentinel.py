@@ -6,11 +6,13 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dualio_sync.toolkit import ConnectError, DualioError, Lock, RetryPolicy
+from dualio_sync.toolkit import ClosedError, ConnectError, DualioError, Lock, RetryPolicy
 
 if TYPE_CHECKING:
     from dualio_sync.redis.client import Redis
@@ -61,6 +63,7 @@ class Sentinels:
         self._client = client
         self._clients: dict[Address, Redis[Any]] = {}
         self._making = Lock()
+        self._closed = False
         self._answer: tuple[float, Address] | None = None  # when the sentinels last named one, and which
 
     def primary(self, until: float) -> Address:
@@ -81,7 +84,8 @@ class Sentinels:
                 sentinel = self._sentinel(address)
                 wait = left if self.timeout is None else min(left, self.timeout)
                 reply = sentinel.execute(
-                    "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service_name, timeout=wait,
+                    "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service_name,
+                    timeout=None if wait == math.inf else wait,
                 )
             except DualioError as exc:
                 said.append(f"{where}: {type(exc).__name__}: {exc}")
@@ -92,8 +96,9 @@ class Sentinels:
                 continue
             host, port = _text(reply[0]), int(reply[1])
             if address != self.addresses[0]:
-                self.addresses.remove(address)
-                self.addresses.insert(0, address)
+                with contextlib.suppress(ValueError):  # moved first by another thread already
+                    self.addresses.remove(address)
+                    self.addresses.insert(0, address)
             self._answer = (time.monotonic(), (host, port))
             return host, port
         failure = ConnectError(f"no sentinel named the primary of {self.service_name!r}: " + "; ".join(said))
@@ -105,7 +110,11 @@ class Sentinels:
         client = self._clients.get(address)
         if client is not None and not client.closed:
             return client
+        if self._closed:
+            raise ClosedError("the client is closed")
         with self._making:
+            if self._closed:  # closed while this caller waited
+                raise ClosedError("the client is closed")
             client = self._clients.get(address)
             if client is None or client.closed:
                 if client is not None:
@@ -115,6 +124,7 @@ class Sentinels:
         return client
 
     def close(self) -> None:
+        self._closed = True
         clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             client.close()

@@ -578,17 +578,18 @@ class BlockingConnection(ConnectionFacts[Any]):
         reader role) gives the role up before any wait. ``call``, whose request ``data`` is,
         takes its place in the order of answers as it is written, for a protocol answered
         in order."""
+        grace = grace_deadline() if call is None else 0.0  # a goodbye's, for the lock and the write
         if not self._write_lock.acquire(False):
             if reader:
                 self._leave_reader_role()
-            left = seconds_left(grace_deadline() if call is None else call.until)
+            left = seconds_left(grace if call is None else call.until)
             if not self._write_lock.acquire(timeout=-1 if left is None else max(left, 0)):
                 raise failures.write_timeout()
         try:
             if call is not None and self._ordered:
                 with self._mutex:
                     self._table.enter_order(call)
-            self._write_locked(data, call, reader)
+            self._write_locked(data, call, reader, grace)
             if self._control:
                 try:  # the frame left whole: from here an interrupt is returned, not raised
                     if reader:
@@ -631,15 +632,17 @@ class BlockingConnection(ConnectionFacts[Any]):
                 self._table.enter_order(probe)
             self._control_calls.clear()
         try:
-            self._write_locked(b"".join(frames), None)
+            self._write_locked(b"".join(frames), None, grace=grace_deadline())
         except DualioError:
             pass  # the connection is failed already; a CANCEL is only advice
 
-    def _write_locked(self, data: bytes, call: LiveCall | None, reader: bool = False) -> None:
+    def _write_locked(
+        self, data: bytes, call: LiveCall | None, reader: bool = False, grace: float = 0.0,
+    ) -> None:
         """Write ``data`` whole under the write lock, by the rules of :class:`FrameWrite`,
-        by ``call``'s deadline (None: frames of no call's, CANCELs and a goodbye, by the grace
-        deadline). Most writes fit in the socket at once and never make one. A ``reader``
-        gives the reader role up before it waits for the socket."""
+        by ``call``'s deadline (None: frames of no call's, CANCELs and a goodbye, by
+        ``grace``, the grace deadline). Most writes fit in the socket at once and never make
+        one. A ``reader`` gives the reader role up before it waits for the socket."""
         try:
             if self._tls:
                 with self._io_lock:
@@ -655,7 +658,7 @@ class BlockingConnection(ConnectionFacts[Any]):
             sent, event = 0, selectors.EVENT_READ
         except OSError as exc:
             raise self._broken(failures.broken(exc))  # noqa: B904  (its cause is set)
-        write = FrameWrite(data, grace_deadline() if call is None else call.until)
+        write = FrameWrite(data, grace if call is None else call.until)
         write.sent(sent)
         try:
             if reader:  # part of the frame may be out: an interrupt here is a torn write too

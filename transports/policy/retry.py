@@ -91,17 +91,30 @@ class Series:
                 f"gave up after {tries} tries: {error}", tries, self.failures
             ) from error
         wait = self._policy.delay(tries)
+        self._check_time(error, wait, until)
+        return wait
+
+    def next_poll(self, error: DualioError, interval: float, until: float = math.inf) -> float:
+        """While waiting for what only time mends (a cluster promoting a replica):
+        ``interval`` before asking again, which is no try (``attempts`` bounds tries, not
+        polls), within the budget and before ``until``. Raises :class:`RetriesExhausted`
+        (its cause: ``error``) when either ends first."""
+        self._check_time(error, interval, until)
+        return interval
+
+    def _check_time(self, error: DualioError, wait: float, until: float) -> None:
         ends = min(until, self._budget_ends)
         if time.monotonic() + wait >= ends:
+            if not self.failures or self.failures[-1] is not error:
+                self.failures.append(error)
             limit = (
                 f"retry budget {self._policy.budget:g}s" if ends == self._budget_ends
                 else "the call's timeout ends before the next try"
             )
             raise RetriesExhausted(
-                f"gave up after {tries} tries in {time.monotonic() - self._started:.1f}s "
-                f"({limit}): {error}", tries, self.failures,
+                f"gave up after {len(self.failures)} tries in {time.monotonic() - self._started:.1f}s "
+                f"({limit}): {error}", len(self.failures), self.failures,
             ) from error
-        return wait
 
 
 def may_retry(error: DualioError, idempotent: bool) -> bool:
