@@ -58,6 +58,7 @@ from dualio import DualioTimeout, RetriesExhausted
 from dualio.lab.bench.redis_clients import glide_quiet
 from dualio.lab.common.redis_server import RedisServer
 from dualio.lab.common.redis_sets import SERVICE, Cluster, SentinelSet, started_cluster, started_sentinel_set
+from dualio_transports.redis_protocol.resp import ErrorReply, ReplyReader, encode_command, parse
 from dualio_transports.redis_protocol.slots import key_slot
 
 KEYS = 1000
@@ -87,12 +88,13 @@ def value_of(key: str) -> bytes:
     return f"v:{key}".encode()
 
 
-# -- the lab's own view of the servers: one raw RESP2 connection each ------------------------
+# -- the lab's own view of the servers: one RESP2 connection each ------------------------
 
 class Probe:
     """A connection of the lab's own to one server, opened before anything is counted; opened
     again (and the reopening counted, so the run's figures leave it out) when the server
-    closes it, as sentinels close a promoted replica's clients."""
+    closes it, as sentinels close a promoted replica's clients. It speaks RESP2 with
+    dualio's own encoder and reader (no client of its own to count)."""
 
     def __init__(self, server: RedisServer) -> None:
         self.server = server
@@ -101,39 +103,32 @@ class Probe:
 
     def _open(self) -> None:
         self.sock = socket.create_connection(self.server.address, timeout=5)
-        self.file = self.sock.makefile("rb")
+        self._reader = ReplyReader()
+        self._replies: list[tuple[int, bytes]] = []
 
     def ask(self, *words: str) -> Any:
-        request = b"".join([f"*{len(words)}\r\n".encode(), *(
-            f"${len(w.encode())}\r\n{w}\r\n".encode() for w in words)])
+        """A command's reply, text as ``str`` (an error reply raised as RuntimeError)."""
+        request = encode_command(*words)
         try:
             self.sock.sendall(request)
-            return self._read()
+            reply = self._reply()
         except (OSError, EOFError):
             self.close()
             self.reopened += 1
             self._open()
             self.sock.sendall(request)
-            return self._read()
+            reply = self._reply()
+        if isinstance(reply, ErrorReply):
+            raise RuntimeError(str(reply))
+        return _texts(reply)
 
-    def _read(self) -> Any:
-        line = self.file.readline()
-        if not line:
-            raise EOFError("the server closed the lab's connection")
-        kind, rest = line[:1], line[1:-2]
-        if kind == b"+":
-            return rest.decode()
-        if kind == b"-":
-            raise RuntimeError(rest.decode())
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            size = int(rest)
-            return None if size < 0 else self.file.read(size + 2)[:-2].decode()
-        if kind == b"*":
-            size = int(rest)
-            return None if size < 0 else [self._read() for _ in range(size)]
-        raise RuntimeError(f"a reply not read: {line!r}")
+    def _reply(self) -> Any:
+        while not self._replies:
+            data = self.sock.recv(1 << 16)
+            if not data:
+                raise EOFError("the server closed the lab's connection")
+            self._replies += self._reader.feed(data)
+        return parse(self._replies.pop(0)[1])
 
     def info(self, section: str) -> dict[str, str]:
         text = self.ask("INFO", section)
@@ -150,8 +145,16 @@ class Probe:
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            self.file.close()
             self.sock.close()
+
+
+def _texts(value: Any) -> Any:
+    """A reply with its bulk strings as text."""
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    if isinstance(value, list):
+        return [_texts(item) for item in value]
+    return value
 
 
 # -- what a run counts ---------------------------------------------------------------------
@@ -397,6 +400,12 @@ def _finish(tally: Tally) -> None:
         tally.recovered = max(tally.first_after, tally.last_error_at, tally.last_before) - tally.promoted_at
 
 
+def _next_call(rng: random.Random, chaos: bool) -> tuple[str, bool, bool]:
+    """A worker's next call, on both faces: its key, whether it is a GET (else a SET of the
+    key's own value), and whether it is given up at a random moment (``--chaos``)."""
+    return key_of(rng.randrange(KEYS)), rng.random() < 0.5, chaos and rng.random() < GIVE_UP
+
+
 def run_sync(client: str, target: str, set_up: SetUp, inflight: int, chaos: bool, seed: int) -> Tally:
     tally = Tally(target, client)
     stop = threading.Event()
@@ -406,11 +415,10 @@ def run_sync(client: str, target: str, set_up: SetUp, inflight: int, chaos: bool
     def work(worker: int) -> None:
         rng = random.Random(seed * 1000 + worker)
         while not stop.is_set():
-            key = key_of(rng.randrange(KEYS))
+            key, read, give_up = _next_call(rng, chaos)
             started = time.monotonic()
-            give_up = chaos and rng.random() < GIVE_UP
             try:
-                if rng.random() < 0.5:
+                if read:
                     wait = rng.uniform(0.0005, 0.02)
                     got: object = opened.get(key, timeout=wait) if give_up else opened.get(key)
                 else:
@@ -455,14 +463,13 @@ def run_async(client: str, target: str, set_up: SetUp, inflight: int, chaos: boo
         async def work(worker: int) -> None:
             rng = random.Random(seed * 1000 + worker)
             while not done.is_set():
-                key = key_of(rng.randrange(KEYS))
+                key, read, give_up = _next_call(rng, chaos)
                 started = time.monotonic()
-                give_up = chaos and rng.random() < GIVE_UP
                 with anyio.CancelScope() as scope:
                     if give_up:
                         scope.deadline = anyio.current_time() + rng.uniform(0.0, 0.02)
                     try:
-                        if rng.random() < 0.5:
+                        if read:
                             got = await opened.get(key)
                         else:
                             await opened.set(key, value_of(key))
