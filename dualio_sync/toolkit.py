@@ -24,6 +24,7 @@ from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, Series, m
 from dualio_transports.policy.telemetry import Conventions
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.policy.url import FromUrl, query_items, seconds, split_url
+from dualio_transports.together import together
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -112,4 +113,5 @@ __all__ = [
     "seconds",
     "sleep",
     "split_url",
+    "together",
 ]

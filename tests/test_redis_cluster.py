@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import random
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -57,8 +58,8 @@ def test_keys_in_different_slots_are_refused_before_anything_is_sent(redis_clust
             rc.mset({"a": "1", "b": "2"})
         with pytest.raises(UsageError, match="one slot"):
             rc.transaction(("SET", "a", 1), ("SET", "b", 2))
-        with pytest.raises(UsageError, match="not offered yet"):
-            rc.subscribe("news")
+        with pytest.raises(UsageError, match="one slot"):
+            rc.ssubscribe("a", "b")
         assert rc.get("a:untouched:{x}") is None
 
 
@@ -81,9 +82,10 @@ async def test_the_async_face_routes_concurrent_calls(redis_cluster: Cluster, tr
 
 
 def _move(cluster: Cluster, slot: int, to: Any) -> None:
-    """Point ``slot`` at the primary ``to`` on every primary (the slot holds no key)."""
+    """Point ``slot`` at the primary ``to`` on every primary (the slot holds no key): ``to``
+    first, as Redis's resharding does, so no two nodes point the slot at each other."""
     target = cluster.node_id(to)
-    for server in cluster.primaries():
+    for server in sorted(cluster.primaries(), key=lambda server: server is not to):
         with Redis(*server.address, timeout=5) as node:
             node.execute("CLUSTER", "SETSLOT", slot, "NODE", target)
 
@@ -238,6 +240,47 @@ def test_a_pipeline_is_split_by_node_and_answered_in_order(redis_cluster: Cluste
         assert got[:-1] == [f"p-{name}".encode() for name in names]
         assert type(got[-1]).__name__ == "RedisError" and "not an integer" in str(got[-1])
         assert rc.transaction(("SET", "{t}:a", 1), ("INCR", "{t}:a"), ("GET", "{t}:a")) == [b"OK", 2, b"2"]
+
+
+def _run_pipeline(face: str, seed: tuple[str, int], *commands: tuple[str, ...]) -> list[Any]:
+    if face == "blocking":
+        with RedisCluster(*seed, timeout=10) as rc:
+            return rc.pipeline(*commands)
+
+    async def run() -> list[Any]:
+        async with AsyncRedisCluster(*seed, timeout=10) as rc:
+            return await rc.pipeline(*commands)
+
+    return anyio.run(run, backend=face)
+
+
+@pytest.mark.parametrize("face", ["blocking", "asyncio", "trio"])
+def test_a_pipeline_s_node_parts_go_at_once(redis_cluster: Cluster, face: str) -> None:
+    """One node holds its part (CLIENT PAUSE WRITE): the other node's part runs meanwhile."""
+    held, free = "together:{a}", next(f"together:{{{n}}}" for n in range(1000)
+                                       if redis_cluster.owner(key_slot(str(n).encode()))
+                                       is not redis_cluster.owner(key_slot(b"a")))
+    holder = redis_cluster.owner(key_slot(b"a"))
+    other = redis_cluster.owner(key_slot(free.encode()))
+    outcome: list[Any] = []
+    with Redis(*holder.address, timeout=5) as pauser, Redis(*other.address, timeout=5) as watcher:
+        watcher.delete(free)
+        pauser.execute("CLIENT", "PAUSE", 5000, "WRITE")
+        run = threading.Thread(target=lambda: outcome.append(
+            _run_pipeline(face, redis_cluster.seed, ("SET", held, "1"), ("SET", free, "1"))))
+        try:
+            run.start()
+            until = time.monotonic() + 4
+            while watcher.get(free) is None and time.monotonic() < until:
+                time.sleep(0.01)
+            ran_meanwhile = watcher.get(free) == b"1"
+        finally:
+            pauser.execute("CLIENT", "UNPAUSE")
+            run.join(20)
+        assert ran_meanwhile and outcome == [[b"OK", b"OK"]]
+        watcher.delete(free)
+    with Redis(*holder.address, timeout=5) as node:
+        node.delete(held)
 
 
 def test_a_pipeline_s_command_whose_slot_moved_is_sent_again_where_it_went(redis_cluster: Cluster) -> None:

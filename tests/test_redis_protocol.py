@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from dualio.redis.commands import AsyncRedisCommands
 from dualio_sync.redis.commands import RedisCommands
 from dualio_transports.redis_protocol.client_protocol import MessageKind, RedisProtocol
-from dualio_transports.redis_protocol.errors import RedisError
+from dualio_transports.redis_protocol.errors import MovedError, RedisError, ShardMovedError
 from dualio_transports.redis_protocol.resp import ReplyReader, encode_command, parse
 from dualio_transports.wire import procedure
 from dualio_transports.wire.call_table import CallState, CallTable, Next
@@ -314,6 +314,53 @@ def test_a_pattern_subscription_gets_the_messages_of_its_pattern() -> None:
     assert table.next_item(channels) is Next.WAIT and table.in_flight == 1
 
 
+def test_shard_channels_are_subscribed_apart_from_plain_channels_of_the_same_name() -> None:
+    table = opened()
+    shard, plain = subscribe(table, "SSUBSCRIBE", "news"), subscribe(table, "SUBSCRIBE", "news")
+    smessage = push(b"smessage", b"news", b"shard")
+    assert table.receive(
+        confirm(b"ssubscribe", b"news", 1) + confirm(b"subscribe", b"news", 1) + smessage
+        + push(b"message", b"news", b"plain"), 0.0,
+    ) is None
+    assert parse(table.next_item(shard))[0] == b"ssubscribe"  # type: ignore[index,arg-type]
+    assert table.next_item(shard) == smessage and table.next_item(shard) is Next.WAIT
+    assert parse(table.next_item(plain))[0] == b"subscribe"  # type: ignore[index,arg-type]
+    assert parse(table.next_item(plain)) == [b"message", b"news", b"plain"]  # type: ignore[arg-type]
+    assert table.give_up(shard) == encode_command("SUNSUBSCRIBE", "news")
+    assert table.receive(confirm(b"sunsubscribe", b"news", 0), 0.0) is None
+    assert table.in_flight == 1 and table.failure is None
+
+
+def test_a_node_that_unsubscribes_shard_channels_itself_ends_their_subscription_with_shard_moved() -> None:
+    """A cluster node whose slot moved away sends ``sunsubscribe`` for each of its shard
+    channels unasked: the first ends the subscription (ShardMovedError), the rest are
+    dropped, and nothing is sent to unsubscribe what the node already dropped."""
+    table = opened()
+    shard = subscribe(table, "SSUBSCRIBE", "{n}a", "{n}b")
+    other = subscribe(table, "SSUBSCRIBE", "{m}c")
+    unconfirmed = subscribe(table, "SSUBSCRIBE", "{n}d")
+    assert table.receive(
+        confirm(b"ssubscribe", b"{n}a", 1) + confirm(b"ssubscribe", b"{n}b", 2)
+        + confirm(b"ssubscribe", b"{m}c", 3), 0.0,
+    ) is None
+    get = start(table, "GET", "k")
+    assert table.receive(
+        confirm(b"sunsubscribe", b"{n}a", 2) + confirm(b"sunsubscribe", b"{n}b", 1)
+        + confirm(b"sunsubscribe", b"{n}d", 1)  # not confirmed yet: nobody's
+        + push(b"smessage", b"{n}a", b"late"), 0.0,  # the node's no more: nobody's
+    ) is None
+    assert parse(table.next_item(shard))[0] == b"ssubscribe"  # type: ignore[index,arg-type]
+    with pytest.raises(ShardMovedError, match=r"shard channel \{n\}a: its slot is another node's now"):
+        table.next_item(shard)
+    assert table.give_up(shard) == b""  # it had ended
+    assert table.receive(b"-MOVED 1 127.0.0.1:7001\r\n$1\r\nv\r\n", 0.0) is None
+    with pytest.raises(MovedError):
+        table.next_item(unconfirmed)
+    assert get.outcome() == b"$1\r\nv\r\n"
+    assert parse(table.next_item(other))[0] == b"ssubscribe"  # type: ignore[index,arg-type]
+    assert table.next_item(other) is Next.WAIT and table.failure is None
+
+
 def test_giving_up_a_subscription_unsubscribes_its_names_and_the_confirmations_free_it() -> None:
     table = opened()
     both = subscribe(table, "SUBSCRIBE", "a", "b")
@@ -454,8 +501,8 @@ def test_the_decoder_makes_of_any_split_what_the_reader_and_message_make(
         protocol = RedisProtocol()
         if handshaking:
             protocol.hello()
-        protocol.subscriptions.add(1, False, [b"news"])
-        protocol.subscriptions.confirmed(False, b"news")
+        protocol.subscriptions.add(1, "channel", [b"news"])
+        protocol.subscriptions.confirmed("channel", b"news")
         protocols.append(protocol)
     decoder = protocols[0].decoder
     bounds = [0, *sorted(cut % (len(stream) + 1) for cut in cuts), len(stream)]

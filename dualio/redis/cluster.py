@@ -22,19 +22,21 @@ primary's (KEYS, DBSIZE, FLUSHALL, SCRIPT LOAD, ...) goes to each, the answers j
 (whose cursor is one node's) is refused, and ``scan_iter`` scans every primary in turn. A
 pipeline is split by node; a transaction runs on the node of its one slot, and so does
 WATCH (``watch``, ``transaction(func, *keys)``). ``read_from="replica"`` sends reads (the
-spec's READONLY commands) to the slot's replicas in turn. Not offered yet: subscriptions
-and client-side caching (each a UsageError).
+spec's READONLY commands) to the slot's replicas in turn. Subscriptions follow their node
+(:class:`AsyncClusterSubscription`). Not offered yet: client-side caching (a UsageError).
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from types import TracebackType
-from typing import Any, Literal, Self, Unpack, cast
+from typing import Any, Literal, Self, TypeVar, Unpack, cast
 
 from dualio.redis.client import Redis
-from dualio.redis.commands import AsyncRedisCommands
+from dualio.redis.commands import AsyncRedisCommands, AsyncSubscription
 from dualio.redis.method_support import Arg, S, T, Timeout
 from dualio.redis.watch import AsyncWatch
 from dualio.toolkit import (
@@ -53,6 +55,7 @@ from dualio.toolkit import (
     UsageError,
     pick_timeout,
     sleep,
+    together,
 )
 from dualio_transports.redis_protocol.command_spec import KEY_SPECS, READ_ONLY
 from dualio_transports.redis_protocol.errors import (
@@ -61,13 +64,21 @@ from dualio_transports.redis_protocol.errors import (
     LoadingError,
     MovedError,
     RedisError,
+    ShardMovedError,
     TryAgainError,
     redis_error,
 )
+from dualio_transports.redis_protocol.message import Message
 from dualio_transports.redis_protocol.resp import encode_command, parse
 from dualio_transports.redis_protocol.slots import SLOTS, command_keys, key_slot
+from dualio_transports.redis_protocol.subscriptions import Kind
+
+log = logging.getLogger("dualio.client")
 
 Address = tuple[str, int]
+R = TypeVar("R")
+Send = Callable[["Redis[Any]", bool, "float | None"], Awaitable[R]]
+"""How a routed call is made on a node: ``send(node, asked, seconds left)``."""
 ReadFrom = Literal["primary", "replica"]
 """Where a cluster's reads go: the slot's primary, or one of its replicas in turn (which may
 answer a moment behind it)."""
@@ -77,6 +88,8 @@ _FRESH = 1.0  # a slot map read this recently is not read again for another call
 _POLL = 0.05
 """While a slot's primary cannot be reached, how often a waiting call asks again, through
 another node (:meth:`RedisCluster.request`)."""
+_REROUTED = (MovedError, AskError, TryAgainError, ClusterDownError, ConnectError, ClosedError)
+"""What a node's answer or failure that :meth:`RedisCluster._routed` sends again elsewhere or later."""
 EVERY_NODE = frozenset({
     "KEYS", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
     "SCRIPT FLUSH", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH", "FUNCTION RESTORE",
@@ -190,68 +203,86 @@ class RedisCluster(AsyncRedisCommands[S]):
             if every is not None:
                 return await self._every_primary(every, request, timeout)
             slot = _slot_of(words)
-        until = 0.0  # the call's deadline, made when a redirection or a failure needs it
+        error: DualioError | None = None
+        address: Address | None = None
+        if slot is not None and not self._replica_reads:
+            address = self._slots[slot]
+            node = self._nodes.get(address) if address is not None else None
+            if node is not None:  # the first try: the node keeps the call's time itself
+                try:
+                    return await node.request(request, timeout, held)
+                except _REROUTED as exc:
+                    error = exc
+
+        def send(node: Redis[Any], asked: bool, left: float | None) -> Awaitable[T]:
+            return node.request(_asking(request) if asked else request, left, held)
+
+        until = started + (pick_timeout(timeout, self.timeout) or float("inf"))
+        return await self._routed(
+            slot, send, until, request.idempotent, request.method in READ_ONLY, error, address)
+
+    async def _routed(
+        self, slot: int | None, send: Send[R], until: float, safe: bool, read: bool,
+        error: DualioError | None = None, address: Address | None = None,
+    ) -> R:
+        """What ``send`` gives on the node that serves ``slot`` (see the module), by ``until``:
+        ``send(node, asked, seconds left)``, ``asked`` after an ASK (ASKING goes first). ``safe``:
+        a send whose connection was lost may go again; ``read``: a replica may serve it with
+        ``read_from="replica"``. ``error``: what a first try at ``address`` met."""
         if not self._mapped:
-            until = started + (pick_timeout(timeout, self.timeout) or float("inf"))
             await self._refresh(until)
         redirects = 0
         series: Series | None = None
         asked: Address | None = None
         failed: Address | None = None  # a node this call could not reach
-        address: Address | None = None
-        replica = self._replica_reads and request.method in READ_ONLY  # until a replica fails it
+        replica = read and self._replica_reads  # until a replica fails it
         while True:
-            try:
-                address = asked or (self._slots[slot] if slot is not None else None) or self._unserved(slot)
-                if address == failed:  # asked through another node, which runs it, redirects or refuses
-                    address = self._detour(failed)
-                if replica and address in self._replicas and asked is None:
-                    try:
-                        node = await self._replica(address)
-                        if not until:
-                            return await node.request(request, timeout, held)
-                        return await node.request(request, _left(until), held)
-                    except (ConnectError, ClosedError, ConnectionLost, LoadingError):
-                        replica = False  # its primary answers this call (a replica still loading too)
-                        until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
-                        await self._drop_failed()
-                        continue
-                node = self._nodes.get(address) or await self._node(address)
-                if not until:  # the first try: the node keeps the call's time itself
-                    return await node.request(request, timeout, held)
-                if asked is not None:
-                    return await node.request(_asking(request), _left(until), held)
-                return await node.request(request, _left(until), held)
-            except (MovedError, AskError) as exc:
-                until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
+            if error is None:
+                try:
+                    mapped = self._slots[slot] if slot is not None else None
+                    address = asked or mapped or self._unserved(slot)
+                    if address == failed:  # asked through another node, which runs it, redirects or refuses
+                        address = self._detour(failed)
+                    if replica and address in self._replicas and asked is None:
+                        try:
+                            return await send(await self._replica(address), False, _left(until))
+                        except (ConnectError, ClosedError, LoadingError):
+                            replica = False  # its primary answers this call (a replica still loading too)
+                            await self._drop_failed()
+                            continue
+                    node = self._nodes.get(address) or await self._node(address)
+                    return await send(node, asked is not None, _left(until))
+                except _REROUTED as met:
+                    error = met
+            exc, error = error, None
+            if isinstance(exc, MovedError | AskError):
                 if failed is not None and _redirected(exc) == failed:  # no replica promoted yet
                     failed = None  # the node itself is tried next: it may be back
                     series = await self._wait(series, exc, until)
                     continue
                 redirects += 1
                 if redirects > self.max_redirects:
-                    raise
+                    raise exc
                 moved_to = _redirected(exc)
                 if isinstance(exc, MovedError):
                     self._slots[_redirected_slot(exc)] = moved_to
                     asked = None
                 else:
                     asked = moved_to
-            except (TryAgainError, ClusterDownError, ConnectError, ClosedError) as exc:
-                # a slot moving or unserved, a node gone or its connection broken: wait, have
-                # the map read again (once a second at most, shared by every caller), and send
-                # again if that is safe; a node that cannot be reached is asked through
-                # another, whose MOVED names the replica promoted in its place
-                until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
-                await self._drop_failed()
-                if self.retry is None or (isinstance(exc, ConnectionLost) and not request.idempotent):
-                    raise
-                if isinstance(exc, ConnectError | ClosedError):
-                    failed = address
-                series = await self._wait(series, exc, until)
-                if not isinstance(exc, TryAgainError):
-                    await self._refresh(until)
-                asked = None
+                continue
+            # a slot moving or unserved, a node gone or its connection broken: wait, have
+            # the map read again (once a second at most, shared by every caller), and send
+            # again if that is safe; a node that cannot be reached is asked through
+            # another, whose MOVED names the replica promoted in its place
+            await self._drop_failed()
+            if self.retry is None or (isinstance(exc, ConnectionLost) and not safe):
+                raise exc
+            if isinstance(exc, ConnectError | ClosedError):
+                failed = address
+            series = await self._wait(series, exc, until)
+            if not isinstance(exc, TryAgainError):
+                await self._refresh(until)
+            asked = None
 
     async def _wait(self, series: Series | None, error: DualioError, until: float) -> Series:
         """The pause before a command is sent again: as ``retry`` says after TRYAGAIN; every
@@ -374,10 +405,11 @@ class RedisCluster(AsyncRedisCommands[S]):
         self, *commands: Sequence[Arg], raise_on_error: bool = True, timeout: Timeout = UNSET,
     ) -> list[Any]:
         """``commands`` grouped by the node of their keys' slot, each node's part in one write
-        (``Redis.pipeline``, a node after another), and their values in the order given. A
-        command answered MOVED or ASK (it did not run) is sent again alone, as :meth:`execute`
-        sends it. Error replies as ``Redis.pipeline``; a node's connection lost raises, and
-        nothing is sent again (some commands may have run)."""
+        (``Redis.pipeline``), the parts sent at once (``together``: tasks on the async face,
+        threads on the blocking one), and their values in the order given. A command
+        answered MOVED or ASK (it did not run) is sent again alone, as :meth:`execute` sends
+        it. Error replies as ``Redis.pipeline``; a node's connection lost raises once every
+        part has ended, and nothing is sent again (some commands may have run)."""
         self._check_open()
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
@@ -385,17 +417,21 @@ class RedisCluster(AsyncRedisCommands[S]):
         parts: dict[Address, list[int]] = {}
         for index, command in enumerate(commands):
             parts.setdefault(self._primary(_slot_of(_words(encode_command(*command)))), []).append(index)
-        values: list[Any] = [None] * len(commands)
-        for address, indexes in parts.items():
+
+        async def part(address: Address, indexes: list[int]) -> list[Any]:
             node = await self._node(address)
-            part = [commands[i] for i in indexes]
             try:
-                replies = await node.pipeline(*part, raise_on_error=False, timeout=_left(until))
+                return await node.pipeline(*(commands[i] for i in indexes), raise_on_error=False,
+                                           timeout=_left(until))
             except RedisError as exc:  # a part of one command is sent as that command
-                if len(part) > 1:
+                if len(indexes) > 1:
                     raise
-                replies = [exc]
-            for index, reply in zip(indexes, replies, strict=True):
+                return [exc]
+
+        values: list[Any] = [None] * len(commands)
+        replies = await together([functools.partial(part, *node_part) for node_part in parts.items()])
+        for indexes, answers in zip(parts.values(), replies, strict=True):
+            for index, reply in zip(indexes, answers, strict=True):
                 values[index] = reply
         for index, value in enumerate(values):
             if isinstance(value, MovedError | AskError):
@@ -474,11 +510,21 @@ class RedisCluster(AsyncRedisCommands[S]):
             await self._refresh(until)
         return await self._node(self._primary(slot))
 
-    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Any:
-        raise UsageError("subscribing on a cluster is not offered yet")
+    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> AsyncClusterSubscription[S]:
+        """The messages of ``channels``, which every node of a cluster hears: a subscription
+        on one primary, made again on another when that one is lost
+        (:class:`AsyncClusterSubscription`)."""
+        return AsyncClusterSubscription(self, "channel", channels, timeout)
 
-    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Any:
-        raise UsageError("subscribing on a cluster is not offered yet")
+    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> AsyncClusterSubscription[S]:
+        """The messages of every channel matching ``patterns``, as :meth:`subscribe`."""
+        return AsyncClusterSubscription(self, "pattern", patterns, timeout)
+
+    def ssubscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> AsyncClusterSubscription[S]:
+        """The messages of shard ``channels`` (one slot's: SPUBLISH's), on the node that
+        serves their slot, and on the next one when the slot moves or its primary fails
+        (:class:`AsyncClusterSubscription`); channels in several slots are refused at once."""
+        return AsyncClusterSubscription(self, "shard", channels, timeout)
 
     def dedicated(self, timeout: Timeout = UNSET) -> Any:
         raise UsageError("a dedicated connection on a cluster is not offered yet")
@@ -651,6 +697,69 @@ def slot_of_keys(keys: Sequence[Arg]) -> int:
     if len(slots) > 1:
         raise UsageError(f"keys watched together must be in one slot, not {sorted(slots)}: give them one "
                          "hash tag")
+    return slots.pop()
+
+
+class AsyncClusterSubscription(AsyncSubscription[S]):
+    """A subscription of a cluster (:meth:`RedisCluster.subscribe`, ``psubscribe``,
+    ``ssubscribe``), used as ``Redis``'s (:class:`~dualio.redis.commands.AsyncSubscription`).
+
+    Channels and patterns are subscribed on one primary (a cluster's nodes all hear every
+    PUBLISH); shard channels on the primary of their one slot, found as a command's node
+    is, MOVED followed. When that node's connection is lost, or the node unsubscribes the
+    channels itself because their slot moved (:class:`ShardMovedError`), the subscription
+    is made again where the map says now: through another primary while a failed one's
+    replica is promoted, every ``_POLL`` within the subscription's timeout and ``retry``.
+    Messages published in between are not delivered, as on one node. ``node`` is where
+    it is subscribed now."""
+
+    def __init__(self, cluster: RedisCluster[S], kind: Kind, names: Sequence[Arg], timeout: Timeout) -> None:
+        super().__init__(cast(Any, cluster), kind, names, timeout)
+        self._cluster: RedisCluster[S] = cluster
+        self._shard = _channels_slot(names) if kind == "shard" else None
+        self.node: Address | None = None
+
+    async def _following(self) -> AsyncGenerator[Message[S] | None, None]:
+        cluster = self._cluster
+        error: DualioError | None = None
+        while True:
+            until = _until(self._timeout)
+            items, confirmation = await cluster._routed(
+                self._shard, self._subscribed, until, True, False, error, self.node)
+            try:
+                yield confirmation
+                async for item in items:
+                    yield item
+                return
+            except (ConnectError, ClosedError, ShardMovedError) as exc:
+                if cluster.closed:
+                    raise
+                log.info("a cluster subscription lost node %s (%s): subscribing again", self.node, exc)
+                error = None if isinstance(exc, ShardMovedError) else exc  # the map's node answers MOVED
+            finally:
+                await items.aclose()
+
+    async def _subscribed(
+        self, node: Redis[Any], asked: bool, left: float | None,
+    ) -> tuple[AsyncGenerator[Message[S] | None, None], Message[S] | None]:
+        """The subscription's stream on ``node``, and its first item, the server's confirmation."""
+        if asked:  # a slot being moved: its channels' subscribers follow it once it has
+            raise TryAgainError("TRYAGAIN the channels' slot is moving")
+        self.node = (node.host, node.port)
+        items = node.stream(self._request, left, None)
+        try:
+            return items, await items.__anext__()
+        except BaseException:
+            await items.aclose()
+            raise
+
+
+def _channels_slot(channels: Sequence[Arg]) -> int:
+    """The one slot of shard ``channels`` (a UsageError for channels in several)."""
+    slots = {key_slot(word) for word in _words(encode_command("SSUBSCRIBE", *channels))[1:]}
+    if len(slots) > 1:
+        raise UsageError(f"shard channels subscribed together must be in one slot, not {sorted(slots)}: give "
+                         "them one hash tag")
     return slots.pop()
 
 

@@ -86,16 +86,15 @@ from dualio_transports.redis_protocol.resp import (
     parse,
     parse_all,
 )
+from dualio_transports.redis_protocol.subscriptions import Kind, Name
 from dualio_transports.redis_protocol.tracking import ClientCache
 
 log = logging.getLogger("dualio.client")
 
 DEFAULT_PORT = 6379
 NOT_A_COMMAND = {
-    **{name: "use subscribe() or psubscribe(), which give a subscription" for name in SUBSCRIBING},
+    **{name: "use subscribe(), psubscribe() or ssubscribe(): a subscription" for name in SUBSCRIBING},
     **{name: "leave the subscription instead" for name in UNSUBSCRIBING},
-    "SSUBSCRIBE": "sharded subscriptions are not offered",
-    "SUNSUBSCRIBE": "sharded subscriptions are not offered",
     "MONITOR": "its replies never end",
     "MULTI": "use transaction(), which sends MULTI, the commands and EXEC in one write",
     "EXEC": "use transaction()",
@@ -272,7 +271,7 @@ class AsyncRedisCommands(AsyncMethods[S]):
     (:class:`~dualio.redis.methods.AsyncMethods`); what no spec can say is here."""
 
     telemetry_conventions: Conventions = TELEMETRY
-    _live_names: builtins.set[tuple[bool, bytes]]  # the names of this client's live subscriptions
+    _live_names: builtins.set[Name]  # the names of this client's live subscriptions
 
     def _setup_commands(self, decode_responses: bool) -> None:
         self.decode_responses = bool(decode_responses)
@@ -500,11 +499,17 @@ class AsyncRedisCommands(AsyncMethods[S]):
         meanwhile): ``async with r.subscribe("news") as messages: async for message in
         messages``. See :class:`AsyncSubscription`; ``timeout`` bounds the server's
         confirmation, not the wait for a message."""
-        return AsyncSubscription(self, False, channels, timeout)
+        return AsyncSubscription(self, "channel", channels, timeout)
 
     def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
         """The messages of every channel matching ``patterns`` (``news.*``), as :meth:`subscribe`."""
-        return AsyncSubscription(self, True, patterns, timeout)
+        return AsyncSubscription(self, "pattern", patterns, timeout)
+
+    def ssubscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> AsyncSubscription[S]:
+        """The messages of shard ``channels`` (SPUBLISH's; Redis 7), as :meth:`subscribe`. On a
+        cluster node, a subscription to channels whose slot moves away ends with
+        :class:`~dualio.redis.ShardMovedError` (``RedisCluster.ssubscribe`` follows the slot)."""
+        return AsyncSubscription(self, "shard", channels, timeout)
 
     # -- iterators and scripts --------------------------------------------------------
 
@@ -573,6 +578,10 @@ class AsyncRedisCommands(AsyncMethods[S]):
         return cls(**{**parse_url(url), **options})
 
 
+SUBSCRIBE: dict[Kind, str] = {kind: name for name, kind in SUBSCRIBING.items()}
+_CONFIRMATIONS = frozenset({b"subscribe", b"psubscribe", b"ssubscribe"})
+
+
 def _scan_options(match: Arg | None, count: int | None, kind: Arg | None = None) -> list[Arg]:
     options: list[Arg] = []
     for token, value in (("MATCH", match), ("COUNT", count), ("TYPE", kind)):
@@ -620,13 +629,13 @@ class AsyncSubscription(Generic[S]):
     for it twice is a UsageError.
     """
 
-    def __init__(self, client: AsyncRedisCommands[S], patterns: bool, names: Sequence[Arg], timeout: Timeout):
+    def __init__(self, client: AsyncRedisCommands[S], kind: Kind, names: Sequence[Arg], timeout: Timeout):
         if not names:
             raise ValueError("a subscription needs at least one channel or pattern")
         self._client: AsyncRedisCommands[S] = client
-        command = "PSUBSCRIBE" if patterns else "SUBSCRIBE"
+        command = SUBSCRIBE[kind]
         args = encode_command(command, *names)
-        self._names = {(patterns, cast(bytes, name)) for name in cast("list[Value]", parse(args))[1:]}
+        self._names = {(kind, cast(bytes, name)) for name in cast("list[Value]", parse(args))[1:]}
         self._request: StreamRequest[Message[S] | None] = StreamRequest(command, args, self._message)
         self._timeout = pick_timeout(timeout, client.timeout)
         self._messages: AsyncGenerator[Message[S] | None, None] | None = None
@@ -638,38 +647,47 @@ class AsyncSubscription(Generic[S]):
         confirmation."""
         push = cast("list[Any]", parse(raw))
         kind = push[0]
-        if kind in (b"subscribe", b"psubscribe"):
+        if kind in _CONFIRMATIONS:
             return None
         if kind == b"pmessage":
             return Message(push[2], push[3], push[1])
         return Message(push[1], push[2])
 
     async def _resubscribing(self) -> AsyncGenerator[Message[S] | None, None]:
-        """The stream's items, subscribing again after a lost connection; its names are
-        free for another subscription once it ends, however it ends (left, failed, or
-        collected unclosed)."""
+        """:meth:`_following`'s items; the subscription's names are free for another once
+        it ends, however it ends (left, failed, or collected unclosed)."""
+        following = self._following()
+        try:
+            async for item in following:
+                yield item
+        finally:
+            try:
+                await following.aclose()  # unsubscribes now, not when collected
+            finally:
+                self._client._live_names -= self._names
+
+    async def _following(self) -> AsyncGenerator[Message[S] | None, None]:
+        """The stream's items (None for each confirmation), subscribing again after a lost
+        connection."""
         client = self._client
         series: Series | None = None
-        try:
-            while True:
-                items = client.stream(self._request, self._timeout, None)
-                try:
-                    async for item in items:
-                        if item is None:
-                            series = None
-                        yield item
-                    return
-                except DualioError as exc:
-                    if client.retry is None or client.closed or not may_retry(exc, True):
-                        raise
-                    series = series or client.retry.series()
-                    wait = series.next_delay(exc)
-                    log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
-                    await client.pause(wait)
-                finally:
-                    await items.aclose()
-        finally:
-            client._live_names -= self._names
+        while True:
+            items = client.stream(self._request, self._timeout, None)
+            try:
+                async for item in items:
+                    if item is None:
+                        series = None
+                    yield item
+                return
+            except DualioError as exc:
+                if client.retry is None or client.closed or not may_retry(exc, True):
+                    raise
+                series = series or client.retry.series()
+                wait = series.next_delay(exc)
+                log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
+                await client.pause(wait)
+            finally:
+                await items.aclose()
 
     def _started(self) -> AsyncGenerator[Message[S] | None, None]:
         if self._closed:

@@ -6,13 +6,15 @@ Edit the source, then run ``python -m dualio.devtools.unasync``.
 
 from __future__ import annotations
 
+import functools
+import logging
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from types import TracebackType
-from typing import Any, Literal, Self, cast
+from typing import Any, Literal, Self, TypeVar, cast
 
 from dualio_sync.redis.client import Redis
-from dualio_sync.redis.commands import RedisCommands
+from dualio_sync.redis.commands import RedisCommands, Subscription
 from dualio_sync.redis.method_support import Arg, S, T, Timeout
 from dualio_sync.redis.watch import Watch
 from dualio_sync.toolkit import (
@@ -30,6 +32,7 @@ from dualio_sync.toolkit import (
     UsageError,
     pick_timeout,
     sleep,
+    together,
 )
 from dualio_transports.redis_protocol.command_spec import KEY_SPECS, READ_ONLY
 from dualio_transports.redis_protocol.errors import (
@@ -38,13 +41,21 @@ from dualio_transports.redis_protocol.errors import (
     LoadingError,
     MovedError,
     RedisError,
+    ShardMovedError,
     TryAgainError,
     redis_error,
 )
+from dualio_transports.redis_protocol.message import Message
 from dualio_transports.redis_protocol.resp import encode_command, parse
 from dualio_transports.redis_protocol.slots import SLOTS, command_keys, key_slot
+from dualio_transports.redis_protocol.subscriptions import Kind
+
+log = logging.getLogger("dualio.client")
 
 Address = tuple[str, int]
+R = TypeVar("R")
+Send = Callable[["Redis[Any]", bool, "float | None"], R]
+"""How a routed call is made on a node: ``send(node, asked, seconds left)``."""
 ReadFrom = Literal["primary", "replica"]
 """Where a cluster's reads go: the slot's primary, or one of its replicas in turn (which may
 answer a moment behind it)."""
@@ -54,6 +65,8 @@ _FRESH = 1.0  # a slot map read this recently is not read again for another call
 _POLL = 0.05
 """While a slot's primary cannot be reached, how often a waiting call asks again, through
 another node (:meth:`RedisCluster.request`)."""
+_REROUTED = (MovedError, AskError, TryAgainError, ClusterDownError, ConnectError, ClosedError)
+"""What a node's answer or failure that :meth:`RedisCluster._routed` sends again elsewhere or later."""
 EVERY_NODE = frozenset({
     "KEYS", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
     "SCRIPT FLUSH", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH", "FUNCTION RESTORE",
@@ -167,68 +180,86 @@ class RedisCluster(RedisCommands[S]):
             if every is not None:
                 return self._every_primary(every, request, timeout)
             slot = _slot_of(words)
-        until = 0.0  # the call's deadline, made when a redirection or a failure needs it
+        error: DualioError | None = None
+        address: Address | None = None
+        if slot is not None and not self._replica_reads:
+            address = self._slots[slot]
+            node = self._nodes.get(address) if address is not None else None
+            if node is not None:  # the first try: the node keeps the call's time itself
+                try:
+                    return node.request(request, timeout, held)
+                except _REROUTED as exc:
+                    error = exc
+
+        def send(node: Redis[Any], asked: bool, left: float | None) -> T:
+            return node.request(_asking(request) if asked else request, left, held)
+
+        until = started + (pick_timeout(timeout, self.timeout) or float("inf"))
+        return self._routed(
+            slot, send, until, request.idempotent, request.method in READ_ONLY, error, address)
+
+    def _routed(
+        self, slot: int | None, send: Send[R], until: float, safe: bool, read: bool,
+        error: DualioError | None = None, address: Address | None = None,
+    ) -> R:
+        """What ``send`` gives on the node that serves ``slot`` (see the module), by ``until``:
+        ``send(node, asked, seconds left)``, ``asked`` after an ASK (ASKING goes first). ``safe``:
+        a send whose connection was lost may go again; ``read``: a replica may serve it with
+        ``read_from="replica"``. ``error``: what a first try at ``address`` met."""
         if not self._mapped:
-            until = started + (pick_timeout(timeout, self.timeout) or float("inf"))
             self._refresh(until)
         redirects = 0
         series: Series | None = None
         asked: Address | None = None
         failed: Address | None = None  # a node this call could not reach
-        address: Address | None = None
-        replica = self._replica_reads and request.method in READ_ONLY  # until a replica fails it
+        replica = read and self._replica_reads  # until a replica fails it
         while True:
-            try:
-                address = asked or (self._slots[slot] if slot is not None else None) or self._unserved(slot)
-                if address == failed:  # asked through another node, which runs it, redirects or refuses
-                    address = self._detour(failed)
-                if replica and address in self._replicas and asked is None:
-                    try:
-                        node = self._replica(address)
-                        if not until:
-                            return node.request(request, timeout, held)
-                        return node.request(request, _left(until), held)
-                    except (ConnectError, ClosedError, ConnectionLost, LoadingError):
-                        replica = False  # its primary answers this call (a replica still loading too)
-                        until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
-                        self._drop_failed()
-                        continue
-                node = self._nodes.get(address) or self._node(address)
-                if not until:  # the first try: the node keeps the call's time itself
-                    return node.request(request, timeout, held)
-                if asked is not None:
-                    return node.request(_asking(request), _left(until), held)
-                return node.request(request, _left(until), held)
-            except (MovedError, AskError) as exc:
-                until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
+            if error is None:
+                try:
+                    mapped = self._slots[slot] if slot is not None else None
+                    address = asked or mapped or self._unserved(slot)
+                    if address == failed:  # asked through another node, which runs it, redirects or refuses
+                        address = self._detour(failed)
+                    if replica and address in self._replicas and asked is None:
+                        try:
+                            return send(self._replica(address), False, _left(until))
+                        except (ConnectError, ClosedError, LoadingError):
+                            replica = False  # its primary answers this call (a replica still loading too)
+                            self._drop_failed()
+                            continue
+                    node = self._nodes.get(address) or self._node(address)
+                    return send(node, asked is not None, _left(until))
+                except _REROUTED as met:
+                    error = met
+            exc, error = error, None
+            if isinstance(exc, MovedError | AskError):
                 if failed is not None and _redirected(exc) == failed:  # no replica promoted yet
                     failed = None  # the node itself is tried next: it may be back
                     series = self._wait(series, exc, until)
                     continue
                 redirects += 1
                 if redirects > self.max_redirects:
-                    raise
+                    raise exc
                 moved_to = _redirected(exc)
                 if isinstance(exc, MovedError):
                     self._slots[_redirected_slot(exc)] = moved_to
                     asked = None
                 else:
                     asked = moved_to
-            except (TryAgainError, ClusterDownError, ConnectError, ClosedError) as exc:
-                # a slot moving or unserved, a node gone or its connection broken: wait, have
-                # the map read again (once a second at most, shared by every caller), and send
-                # again if that is safe; a node that cannot be reached is asked through
-                # another, whose MOVED names the replica promoted in its place
-                until = until or started + (pick_timeout(timeout, self.timeout) or float("inf"))
-                self._drop_failed()
-                if self.retry is None or (isinstance(exc, ConnectionLost) and not request.idempotent):
-                    raise
-                if isinstance(exc, ConnectError | ClosedError):
-                    failed = address
-                series = self._wait(series, exc, until)
-                if not isinstance(exc, TryAgainError):
-                    self._refresh(until)
-                asked = None
+                continue
+            # a slot moving or unserved, a node gone or its connection broken: wait, have
+            # the map read again (once a second at most, shared by every caller), and send
+            # again if that is safe; a node that cannot be reached is asked through
+            # another, whose MOVED names the replica promoted in its place
+            self._drop_failed()
+            if self.retry is None or (isinstance(exc, ConnectionLost) and not safe):
+                raise exc
+            if isinstance(exc, ConnectError | ClosedError):
+                failed = address
+            series = self._wait(series, exc, until)
+            if not isinstance(exc, TryAgainError):
+                self._refresh(until)
+            asked = None
 
     def _wait(self, series: Series | None, error: DualioError, until: float) -> Series:
         """The pause before a command is sent again: as ``retry`` says after TRYAGAIN; every
@@ -351,10 +382,11 @@ class RedisCluster(RedisCommands[S]):
         self, *commands: Sequence[Arg], raise_on_error: bool = True, timeout: Timeout = UNSET,
     ) -> list[Any]:
         """``commands`` grouped by the node of their keys' slot, each node's part in one write
-        (``Redis.pipeline``, a node after another), and their values in the order given. A
-        command answered MOVED or ASK (it did not run) is sent again alone, as :meth:`execute`
-        sends it. Error replies as ``Redis.pipeline``; a node's connection lost raises, and
-        nothing is sent again (some commands may have run)."""
+        (``Redis.pipeline``), the parts sent at once (``together``: tasks on the async face,
+        threads on the blocking one), and their values in the order given. A command
+        answered MOVED or ASK (it did not run) is sent again alone, as :meth:`execute` sends
+        it. Error replies as ``Redis.pipeline``; a node's connection lost raises once every
+        part has ended, and nothing is sent again (some commands may have run)."""
         self._check_open()
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
@@ -362,17 +394,21 @@ class RedisCluster(RedisCommands[S]):
         parts: dict[Address, list[int]] = {}
         for index, command in enumerate(commands):
             parts.setdefault(self._primary(_slot_of(_words(encode_command(*command)))), []).append(index)
-        values: list[Any] = [None] * len(commands)
-        for address, indexes in parts.items():
+
+        def part(address: Address, indexes: list[int]) -> list[Any]:
             node = self._node(address)
-            part = [commands[i] for i in indexes]
             try:
-                replies = node.pipeline(*part, raise_on_error=False, timeout=_left(until))
+                return node.pipeline(*(commands[i] for i in indexes), raise_on_error=False,
+                                           timeout=_left(until))
             except RedisError as exc:  # a part of one command is sent as that command
-                if len(part) > 1:
+                if len(indexes) > 1:
                     raise
-                replies = [exc]
-            for index, reply in zip(indexes, replies, strict=True):
+                return [exc]
+
+        values: list[Any] = [None] * len(commands)
+        replies = together([functools.partial(part, *node_part) for node_part in parts.items()])
+        for indexes, answers in zip(parts.values(), replies, strict=True):
+            for index, reply in zip(indexes, answers, strict=True):
                 values[index] = reply
         for index, value in enumerate(values):
             if isinstance(value, MovedError | AskError):
@@ -451,11 +487,21 @@ class RedisCluster(RedisCommands[S]):
             self._refresh(until)
         return self._node(self._primary(slot))
 
-    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Any:
-        raise UsageError("subscribing on a cluster is not offered yet")
+    def subscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> ClusterSubscription[S]:
+        """The messages of ``channels``, which every node of a cluster hears: a subscription
+        on one primary, made again on another when that one is lost
+        (:class:`ClusterSubscription`)."""
+        return ClusterSubscription(self, "channel", channels, timeout)
 
-    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Any:
-        raise UsageError("subscribing on a cluster is not offered yet")
+    def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> ClusterSubscription[S]:
+        """The messages of every channel matching ``patterns``, as :meth:`subscribe`."""
+        return ClusterSubscription(self, "pattern", patterns, timeout)
+
+    def ssubscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> ClusterSubscription[S]:
+        """The messages of shard ``channels`` (one slot's: SPUBLISH's), on the node that
+        serves their slot, and on the next one when the slot moves or its primary fails
+        (:class:`ClusterSubscription`); channels in several slots are refused at once."""
+        return ClusterSubscription(self, "shard", channels, timeout)
 
     def dedicated(self, timeout: Timeout = UNSET) -> Any:
         raise UsageError("a dedicated connection on a cluster is not offered yet")
@@ -628,6 +674,69 @@ def slot_of_keys(keys: Sequence[Arg]) -> int:
     if len(slots) > 1:
         raise UsageError(f"keys watched together must be in one slot, not {sorted(slots)}: give them one "
                          "hash tag")
+    return slots.pop()
+
+
+class ClusterSubscription(Subscription[S]):
+    """A subscription of a cluster (:meth:`RedisCluster.subscribe`, ``psubscribe``,
+    ``ssubscribe``), used as ``Redis``'s (:class:`~dualio.redis.commands.Subscription`).
+
+    Channels and patterns are subscribed on one primary (a cluster's nodes all hear every
+    PUBLISH); shard channels on the primary of their one slot, found as a command's node
+    is, MOVED followed. When that node's connection is lost, or the node unsubscribes the
+    channels itself because their slot moved (:class:`ShardMovedError`), the subscription
+    is made again where the map says now: through another primary while a failed one's
+    replica is promoted, every ``_POLL`` within the subscription's timeout and ``retry``.
+    Messages published in between are not delivered, as on one node. ``node`` is where
+    it is subscribed now."""
+
+    def __init__(self, cluster: RedisCluster[S], kind: Kind, names: Sequence[Arg], timeout: Timeout) -> None:
+        super().__init__(cast(Any, cluster), kind, names, timeout)
+        self._cluster: RedisCluster[S] = cluster
+        self._shard = _channels_slot(names) if kind == "shard" else None
+        self.node: Address | None = None
+
+    def _following(self) -> Generator[Message[S] | None, None, None]:
+        cluster = self._cluster
+        error: DualioError | None = None
+        while True:
+            until = _until(self._timeout)
+            items, confirmation = cluster._routed(
+                self._shard, self._subscribed, until, True, False, error, self.node)
+            try:
+                yield confirmation
+                for item in items:
+                    yield item
+                return
+            except (ConnectError, ClosedError, ShardMovedError) as exc:
+                if cluster.closed:
+                    raise
+                log.info("a cluster subscription lost node %s (%s): subscribing again", self.node, exc)
+                error = None if isinstance(exc, ShardMovedError) else exc  # the map's node answers MOVED
+            finally:
+                items.close()
+
+    def _subscribed(
+        self, node: Redis[Any], asked: bool, left: float | None,
+    ) -> tuple[Generator[Message[S] | None, None, None], Message[S] | None]:
+        """The subscription's stream on ``node``, and its first item, the server's confirmation."""
+        if asked:  # a slot being moved: its channels' subscribers follow it once it has
+            raise TryAgainError("TRYAGAIN the channels' slot is moving")
+        self.node = (node.host, node.port)
+        items = node.stream(self._request, left, None)
+        try:
+            return items, items.__next__()
+        except BaseException:
+            items.close()
+            raise
+
+
+def _channels_slot(channels: Sequence[Arg]) -> int:
+    """The one slot of shard ``channels`` (a UsageError for channels in several)."""
+    slots = {key_slot(word) for word in _words(encode_command("SSUBSCRIBE", *channels))[1:]}
+    if len(slots) > 1:
+        raise UsageError(f"shard channels subscribed together must be in one slot, not {sorted(slots)}: give "
+                         "them one hash tag")
     return slots.pop()
 
 

@@ -68,16 +68,15 @@ from dualio_transports.redis_protocol.resp import (
     parse,
     parse_all,
 )
+from dualio_transports.redis_protocol.subscriptions import Kind, Name
 from dualio_transports.redis_protocol.tracking import ClientCache
 
 log = logging.getLogger("dualio.client")
 
 DEFAULT_PORT = 6379
 NOT_A_COMMAND = {
-    **{name: "use subscribe() or psubscribe(), which give a subscription" for name in SUBSCRIBING},
+    **{name: "use subscribe(), psubscribe() or ssubscribe(): a subscription" for name in SUBSCRIBING},
     **{name: "leave the subscription instead" for name in UNSUBSCRIBING},
-    "SSUBSCRIBE": "sharded subscriptions are not offered",
-    "SUNSUBSCRIBE": "sharded subscriptions are not offered",
     "MONITOR": "its replies never end",
     "MULTI": "use transaction(), which sends MULTI, the commands and EXEC in one write",
     "EXEC": "use transaction()",
@@ -254,7 +253,7 @@ class RedisCommands(Methods[S]):
     (:class:`~dualio.redis.methods.Methods`); what no spec can say is here."""
 
     telemetry_conventions: Conventions = TELEMETRY
-    _live_names: builtins.set[tuple[bool, bytes]]  # the names of this client's live subscriptions
+    _live_names: builtins.set[Name]  # the names of this client's live subscriptions
 
     def _setup_commands(self, decode_responses: bool) -> None:
         self.decode_responses = bool(decode_responses)
@@ -482,11 +481,17 @@ class RedisCommands(Methods[S]):
         meanwhile): ``with r.subscribe("news") as messages: for message in
         messages``. See :class:`Subscription`; ``timeout`` bounds the server's
         confirmation, not the wait for a message."""
-        return Subscription(self, False, channels, timeout)
+        return Subscription(self, "channel", channels, timeout)
 
     def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Subscription[S]:
         """The messages of every channel matching ``patterns`` (``news.*``), as :meth:`subscribe`."""
-        return Subscription(self, True, patterns, timeout)
+        return Subscription(self, "pattern", patterns, timeout)
+
+    def ssubscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Subscription[S]:
+        """The messages of shard ``channels`` (SPUBLISH's; Redis 7), as :meth:`subscribe`. On a
+        cluster node, a subscription to channels whose slot moves away ends with
+        :class:`~dualio.redis.ShardMovedError` (``RedisCluster.ssubscribe`` follows the slot)."""
+        return Subscription(self, "shard", channels, timeout)
 
     # -- iterators and scripts --------------------------------------------------------
 
@@ -555,6 +560,10 @@ class RedisCommands(Methods[S]):
         return cls(**{**parse_url(url), **options})
 
 
+SUBSCRIBE: dict[Kind, str] = {kind: name for name, kind in SUBSCRIBING.items()}
+_CONFIRMATIONS = frozenset({b"subscribe", b"psubscribe", b"ssubscribe"})
+
+
 def _scan_options(match: Arg | None, count: int | None, kind: Arg | None = None) -> list[Arg]:
     options: list[Arg] = []
     for token, value in (("MATCH", match), ("COUNT", count), ("TYPE", kind)):
@@ -602,13 +611,13 @@ class Subscription(Generic[S]):
     for it twice is a UsageError.
     """
 
-    def __init__(self, client: RedisCommands[S], patterns: bool, names: Sequence[Arg], timeout: Timeout):
+    def __init__(self, client: RedisCommands[S], kind: Kind, names: Sequence[Arg], timeout: Timeout):
         if not names:
             raise ValueError("a subscription needs at least one channel or pattern")
         self._client: RedisCommands[S] = client
-        command = "PSUBSCRIBE" if patterns else "SUBSCRIBE"
+        command = SUBSCRIBE[kind]
         args = encode_command(command, *names)
-        self._names = {(patterns, cast(bytes, name)) for name in cast("list[Value]", parse(args))[1:]}
+        self._names = {(kind, cast(bytes, name)) for name in cast("list[Value]", parse(args))[1:]}
         self._request: StreamRequest[Message[S] | None] = StreamRequest(command, args, self._message)
         self._timeout = pick_timeout(timeout, client.timeout)
         self._messages: Generator[Message[S] | None, None, None] | None = None
@@ -620,38 +629,47 @@ class Subscription(Generic[S]):
         confirmation."""
         push = cast("list[Any]", parse(raw))
         kind = push[0]
-        if kind in (b"subscribe", b"psubscribe"):
+        if kind in _CONFIRMATIONS:
             return None
         if kind == b"pmessage":
             return Message(push[2], push[3], push[1])
         return Message(push[1], push[2])
 
     def _resubscribing(self) -> Generator[Message[S] | None, None, None]:
-        """The stream's items, subscribing again after a lost connection; its names are
-        free for another subscription once it ends, however it ends (left, failed, or
-        collected unclosed)."""
+        """:meth:`_following`'s items; the subscription's names are free for another once
+        it ends, however it ends (left, failed, or collected unclosed)."""
+        following = self._following()
+        try:
+            for item in following:
+                yield item
+        finally:
+            try:
+                following.close()  # unsubscribes now, not when collected
+            finally:
+                self._client._live_names -= self._names
+
+    def _following(self) -> Generator[Message[S] | None, None, None]:
+        """The stream's items (None for each confirmation), subscribing again after a lost
+        connection."""
         client = self._client
         series: Series | None = None
-        try:
-            while True:
-                items = client.stream(self._request, self._timeout, None)
-                try:
-                    for item in items:
-                        if item is None:
-                            series = None
-                        yield item
-                    return
-                except DualioError as exc:
-                    if client.retry is None or client.closed or not may_retry(exc, True):
-                        raise
-                    series = series or client.retry.series()
-                    wait = series.next_delay(exc)
-                    log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
-                    client.pause(wait)
-                finally:
-                    items.close()
-        finally:
-            client._live_names -= self._names
+        while True:
+            items = client.stream(self._request, self._timeout, None)
+            try:
+                for item in items:
+                    if item is None:
+                        series = None
+                    yield item
+                return
+            except DualioError as exc:
+                if client.retry is None or client.closed or not may_retry(exc, True):
+                    raise
+                series = series or client.retry.series()
+                wait = series.next_delay(exc)
+                log.info("a subscription lost its connection (%s): subscribing again in %.3fs", exc, wait)
+                client.pause(wait)
+            finally:
+                items.close()
 
     def _started(self) -> Generator[Message[S] | None, None, None]:
         if self._closed:

@@ -3,15 +3,16 @@
 
 Replies name no command: they come in the order the commands were written
 (``Matching.IN_ORDER``), for commands, batches of them (one call answered by a reply per
-command) and keepalive PINGs. A subscription (SUBSCRIBE or PSUBSCRIBE, a stream call) is
-answered in that order too: by an error reply, or by the server's ``subscribe``
-confirmations of its names, the last of which is its first item (a
+command) and keepalive PINGs. A subscription (SUBSCRIBE, PSUBSCRIBE or SSUBSCRIBE, a
+stream call) is answered in that order too: by an error reply, or by the server's
+``subscribe`` confirmations of its names, the last of which is its first item (a
 :data:`MessageKind.SUBSCRIBED`). From then on it is fed by the server's pushes, which
-name its channel or pattern (:mod:`.subscriptions`): each ``message`` or ``pmessage``
-push is an item of the subscription that holds it (its payload is the whole push, as
-:func:`~.resp.parse` reads it), and the ``unsubscribe`` confirmations of all its names
-end it. Other pushes (client-tracking invalidations, a channel nobody here subscribes
-to) are dropped.
+name its channel or pattern (:mod:`.subscriptions`): each ``message``, ``pmessage`` or
+``smessage`` push is an item of the subscription that holds it (its payload is the whole
+push, as :func:`~.resp.parse` reads it), and the ``unsubscribe`` confirmations of all its
+names end it. A ``sunsubscribe`` nobody asked for (a cluster node whose slot moved away)
+ends its shard subscription with :class:`~.errors.ShardMovedError`. Other pushes
+(client-tracking invalidations, a channel nobody here subscribes to) are dropped.
 
 The handshake is ``AUTH`` (when a password is given), ``HELLO 3``, ``CLIENT SETNAME``
 (when a name is given) and ``SELECT`` (for a database other than 0), written together;
@@ -32,10 +33,16 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from dualio_transports.redis_protocol import commands
-from dualio_transports.redis_protocol.errors import RedisError, handshake_error, redis_error, refuses_hello
+from dualio_transports.redis_protocol.errors import (
+    RedisError,
+    ShardMovedError,
+    handshake_error,
+    redis_error,
+    refuses_hello,
+)
 from dualio_transports.redis_protocol.resp import (
     BULK_LENGTHS,
     BULK_STRING,
@@ -47,7 +54,7 @@ from dualio_transports.redis_protocol.resp import (
     encode_command,
     parse,
 )
-from dualio_transports.redis_protocol.subscriptions import Subscriptions
+from dualio_transports.redis_protocol.subscriptions import Kind, Subscriptions
 from dualio_transports.redis_protocol.tracking import ClientCache
 from dualio_transports.wire.errors import (
     DualioError,
@@ -103,18 +110,23 @@ ACCEPTS: dict[CallKind, dict[MessageKind, bool]] = {
     CallKind.HANDSHAKE: {},
 }
 """For each kind of call: which messages answer it, and whether each is final."""
-SUBSCRIBING = {"SUBSCRIBE": False, "PSUBSCRIBE": True}
-"""The commands that start a subscription, and whether they name patterns."""
-UNSUBSCRIBING = frozenset({"UNSUBSCRIBE", "PUNSUBSCRIBE"})
+SUBSCRIBING: dict[str, Kind] = {"SUBSCRIBE": "channel", "PSUBSCRIBE": "pattern", "SSUBSCRIBE": "shard"}
+"""The commands that start a subscription, and what they name."""
+UNSUBSCRIBE: dict[Kind, str] = {"channel": "UNSUBSCRIBE", "pattern": "PUNSUBSCRIBE", "shard": "SUNSUBSCRIBE"}
+UNSUBSCRIBING = frozenset(UNSUBSCRIBE.values())
 _SPECIAL = frozenset({*SUBSCRIBING, *UNSUBSCRIBING, *commands.HELD, *commands.HELD_WITH_BLOCK})
 """The commands :meth:`RedisProtocol.request` has more to do for than send them."""
 _ORDINARY: set[str] = set()
 """Names of commands :meth:`RedisProtocol.request` found it has only to send, as called."""
 _MAX_ORDINARY = 1024  # names are the program's: a few dozen, unless it makes them up
 _REPLY, _ERROR_REPLY = MessageKind.REPLY, MessageKind.ERROR_REPLY
-_PUSH_ITEMS = {b"message": (False, 3), b"pmessage": (True, 4)}  # whether a pattern; length
-_PUSH_ENDS = {b"unsubscribe": False, b"punsubscribe": True}
-_PUSH_STARTS = {b"subscribe": False, b"psubscribe": True}
+_PUSH_ITEMS: dict[bytes, tuple[Kind, int]] = {
+    b"message": ("channel", 3), b"pmessage": ("pattern", 4), b"smessage": ("shard", 3),
+}  # a push's kind of name; its length
+_PUSH_ENDS: dict[bytes, Kind] = {
+    b"unsubscribe": "channel", b"punsubscribe": "pattern", b"sunsubscribe": "shard",
+}
+_PUSH_STARTS: dict[bytes, Kind] = {b"subscribe": "channel", b"psubscribe": "pattern", b"ssubscribe": "shard"}
 PING = encode_command("PING")
 
 HandshakeCheck = Callable[[Value], DualioError | None]
@@ -353,15 +365,18 @@ class RedisProtocol:
             return None
         item = _PUSH_ITEMS.get(name)
         if item is not None:
-            patterns, length = item
-            key = self.subscriptions.owner(patterns, channel) if len(push) == length else None
+            kind, length = item
+            key = self.subscriptions.owner(kind, channel) if len(push) == length else None
             return None if key is None else (MessageKind.PUSH_ITEM, key, raw)
-        patterns_end = _PUSH_ENDS.get(name)
-        if patterns_end is not None:
-            key = self.subscriptions.unsubscribed(patterns_end, channel)
-            return None if key is None else (MessageKind.PUSH_END, key, raw)
-        patterns_start = _PUSH_STARTS.get(name)
-        if patterns_start is not None and self.subscriptions.confirmed(patterns_start, channel) is not None:
+        ended = _PUSH_ENDS.get(name)
+        if ended is not None:
+            key = self.subscriptions.unsubscribed(ended, channel)
+            if key is not None:
+                return (MessageKind.PUSH_END, key, raw)
+            key = self.subscriptions.dropped(ended, channel) if ended == "shard" else None
+            return None if key is None else (_ERROR_REPLY, key, raw)  # decode_error tells it apart
+        started = _PUSH_STARTS.get(name)
+        if started is not None and self.subscriptions.confirmed(started, channel) is not None:
             return (MessageKind.SUBSCRIBED, IN_ORDER, raw)
         return None
 
@@ -397,16 +412,15 @@ class RedisProtocol:
 
     def cancel(self, key: int) -> bytes | None:
         """Nothing for a command (its reply is dropped); None for one the server holds;
-        the UNSUBSCRIBE of a subscription's channels and PUNSUBSCRIBE of its patterns."""
+        the UNSUBSCRIBE of a subscription's channels (PUNSUBSCRIBE of its patterns,
+        SUNSUBSCRIBE of its shard channels)."""
         if key in self._held:
             return None
         names = self.subscriptions.leave(key)
-        channels = [name for patterns, name in names if not patterns]
-        patterns = [name for is_pattern, name in names if is_pattern]
-        return (
-            (encode_command("UNSUBSCRIBE", *channels) if channels else b"")
-            + (encode_command("PUNSUBSCRIBE", *patterns) if patterns else b"")
-        )
+        if not names:
+            return b""
+        kind = names[0][0]  # one command names one kind
+        return encode_command(UNSUBSCRIBE[kind], *(name for _, name in names))
 
     def unsent(self, key: int) -> None:
         """A subscription whose SUBSCRIBE never left is confirmed by nobody; a held
@@ -415,6 +429,10 @@ class RedisProtocol:
         self.subscriptions.refused(key)
 
     def decode_error(self, key: int, payload: bytes) -> RedisError:
+        if payload[:1] == b">":  # a shard subscription the server ended (:meth:`_push`)
+            channel = cast("list[bytes]", parse(payload))[1].decode(errors="replace")
+            return ShardMovedError(f"the server unsubscribed shard channel {channel}: its slot is another "
+                                   "node's now")
         self.subscriptions.refused(key)
         error = parse(payload)
         text = error.text if isinstance(error, ErrorReply) else repr(error)

@@ -83,6 +83,11 @@ class WatchError(RedisError):
     reply was a null). Not an error reply: its ``prefix`` is ``""``."""
 
 
+class ShardMovedError(RedisError):
+    """A cluster node unsubscribed a shard subscription itself (``sunsubscribe``): the
+    channels' slot is another node's now. Not an error reply: its ``prefix`` is ``""``."""
+
+
 class LockError(RedisError):
     """A lock could not be taken in the time given, or was not held by who released or
     extended it (:class:`LockNotOwnedError`). Not an error reply: its ``prefix`` is ``""``."""

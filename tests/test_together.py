@@ -1,0 +1,77 @@
+"""``together``: calls made at once, each run to its end, the results in order, the first
+error (in order) raised once all have ended; on the async face cancelling the caller
+cancels them all."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import anyio
+import pytest
+
+from dualio.toolkit import together as together_async
+from dualio_sync.toolkit import together
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_blocking_calls_run_at_once_each_to_its_end_and_the_first_error_is_raised() -> None:
+    started = threading.Barrier(3, timeout=10)  # all three must be running at once to pass it
+    ended: list[int] = []
+
+    def call(n: int) -> int:
+        started.wait()
+        if n in (1, 2):
+            raise ValueError(f"call {n}")
+        ended.append(n)
+        return n
+
+    assert together([lambda: 7]) == [7]
+    with pytest.raises(ValueError, match="call 1"):
+        together([lambda n=n: call(n) for n in range(3)])  # type: ignore[misc]
+    assert ended == [0]
+    started.reset()
+    assert together([lambda: (started.wait(), "a")[1], lambda: (started.wait(), "b")[1],
+                     lambda: (started.wait(), "c")[1]]) == ["a", "b", "c"]
+    assert not [thread for thread in threading.enumerate() if thread.name == "dualio-together"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_async_calls_run_at_once_and_a_cancel_reaches_every_one() -> None:
+    running = 0
+    most = 0
+    ended: list[int] = []
+
+    async def call(n: int) -> int:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        try:
+            await anyio.sleep(0.05)
+            if n == 2:
+                raise ValueError("call 2")
+            ended.append(n)
+            return n
+        finally:
+            running -= 1
+
+    assert await together_async([lambda: call(0)]) == [0]
+    ended.clear()
+    with pytest.raises(ValueError, match="call 2"):
+        await together_async([lambda n=n: call(n) for n in range(4)])  # type: ignore[misc]
+    assert most == 4 and sorted(ended) == [0, 1, 3]
+    cancelled: list[int] = []
+
+    async def forever(n: int) -> None:
+        try:
+            await anyio.sleep(60)
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(n)
+            raise
+
+    begun = time.monotonic()
+    with anyio.move_on_after(0.1):
+        await together_async([lambda n=n: forever(n) for n in range(3)])  # type: ignore[misc]
+    assert sorted(cancelled) == [0, 1, 2] and time.monotonic() - begun < 30

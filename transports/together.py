@@ -1,0 +1,52 @@
+"""Calls made at once, their results in the order given: on the blocking face in threads
+(:func:`together`), on the async face in tasks of one task group
+(:mod:`dualio_transports.together_async`).
+
+Every call runs to its end, each within its own deadline, before either returns: none is
+left running behind its caller. A call's error does not stop the others (what they sent
+may have run, and their answers keep their connections in step); once all have ended,
+the first error, in the order given, is raised. Cancelling the caller cancels every call
+of the group (the async face's cancellation; the blocking face has none).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def together(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """Every call of ``calls``, the first in this thread and each other in a thread of its
+    own (as many threads as calls, joined before this returns); their results in order."""
+    if len(calls) == 1:
+        return [calls[0]()]
+    results: list[Any] = [None] * len(calls)
+    errors: list[Exception | None] = [None] * len(calls)
+
+    def run(index: int) -> None:
+        try:
+            results[index] = calls[index]()
+        except Exception as exc:
+            errors[index] = exc
+
+    threads = [threading.Thread(target=run, args=(index,), name="dualio-together", daemon=True)
+               for index in range(1, len(calls))]
+    for thread in threads:
+        thread.start()
+    try:
+        run(0)
+    finally:
+        for thread in threads:
+            thread.join()
+    return outcome(results, errors)
+
+
+def outcome(results: list[Any], errors: list[Exception | None]) -> list[Any]:
+    """``results``, or the first of ``errors``, raised."""
+    for error in errors:
+        if error is not None:
+            raise error
+    return results

@@ -1,0 +1,32 @@
+"""Calls made at once on the async face, in tasks of one task group: what
+:mod:`dualio_transports.together` says of the blocking face's threads holds here too."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import anyio
+
+from dualio_transports.together import outcome
+
+T = TypeVar("T")
+
+
+async def together_async(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """Every coroutine ``calls`` make, each in a task of its own; their results in order."""
+    if len(calls) == 1:
+        return [await calls[0]()]
+    results: list[Any] = [None] * len(calls)
+    errors: list[Exception | None] = [None] * len(calls)
+
+    async def run(index: int) -> None:
+        try:
+            results[index] = await calls[index]()
+        except Exception as exc:  # the others go on; a cancel goes to the group
+            errors[index] = exc
+
+    async with anyio.create_task_group() as tasks:
+        for index in range(len(calls)):
+            tasks.start_soon(run, index)
+    return outcome(results, errors)
