@@ -46,6 +46,12 @@ def test_every_command_reaches_the_node_of_its_slot(redis_cluster: Cluster) -> N
         assert rc.mset({"{user1}:a": "1", "{user1}:b": "2"})  # one hash tag: one slot
         assert rc.mget("{user1}:a", "{user1}:b") == [b"1", b"2"]
         assert rc.ping() > 0
+        odd = [b"", b"{}", b"{", b"}{x}", b"a{b}c{d}", b"crlf\r\n{in}key", "été".encode(), b"\0" * 40]
+        for name in odd:  # each found in place, as the server finds it
+            assert rc.set(name, name) and rc.get(name) == name
+            with Redis(*redis_cluster.owner(key_slot(name)).address, timeout=5) as node:
+                assert node.execute("EXISTS", name) == 1
+            assert rc.delete(name) == 1
     for server in redis_cluster.primaries():  # each key is on the primary of its slot, and only there
         with Redis(*server.address, timeout=5) as node:
             here = int(node.execute("CLUSTER", "COUNTKEYSINSLOT", key_slot(b"key:0")))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from binascii import crc_hqx
 from collections.abc import Callable, Generator, Sequence
 from types import TracebackType
 from typing import Any, Literal, Self, TypeVar, cast
@@ -60,6 +61,7 @@ ReadFrom = Literal["primary", "replica"]
 """Where a cluster's reads go: the slot's primary, or one of its replicas in turn (which may
 answer a moment behind it)."""
 MAX_REDIRECTS = 5
+_SLOT_MASK = SLOTS - 1
 _ASKING = encode_command("ASKING")
 _FRESH = 1.0  # a slot map read this recently is not read again for another caller
 _POLL = 0.05
@@ -110,6 +112,9 @@ class RedisCluster(RedisCommands[S]):
         self.retry = retry
         self.max_redirects = max_redirects
         self._nodes: dict[Address, Redis[Any]] = {}
+        self._direct = {} if self._replica_reads else self._nodes
+        """The node clients a command goes to straight from the map (none with
+        ``read_from="replica"``, nor once closed: :meth:`_rerouted` decides then)."""
         self._replica_nodes: dict[Address, Redis[Any]] = {}  # with read_from="replica": READONLY clients
         self._replicas: dict[Address, list[Address]] = {}  # each primary's, as the map names them
         self._turn = 0  # which replica a read goes to next
@@ -139,7 +144,8 @@ class RedisCluster(RedisCommands[S]):
     def close(self) -> None:
         """Close every node's connection. Idempotent."""
         self._closed = True
-        nodes, self._nodes = [*self._nodes.values(), *self._replica_nodes.values()], {}
+        nodes = [*self._nodes.values(), *self._replica_nodes.values()]
+        self._nodes.clear()
         self._replica_nodes = {}
         for node in nodes:
             node.close()
@@ -161,35 +167,46 @@ class RedisCluster(RedisCommands[S]):
 
     def request(self, request: Request[T], timeout: Timeout = UNSET, held: bool = False) -> T:
         """``request`` on the primary of its keys' slot (see the module)."""
-        if self._closed:
-            raise ClosedError("the cluster client is closed")
         started = time.monotonic()
         slot: int | None
         skip = _FIRST_KEY_ONLY.get(request.method)
         if skip is not None:  # GET, SET, HGET, ...: the command's second word, the key, found in place
-            args = request.args  # *N\r\n $len name \r\n $len key ...: the key's header is ``skip`` past *N
+            args = request.args  # *N\r\n $len name \r\n $len key \r\n ...: its header is ``skip`` past *N
             try:
-                header = args.index(b"\r\n") + 2 + skip
+                header = skip + (4 if args[2] == 13 else args.index(b"\r\n") + 2)  # 13: N < 10
                 end = args.index(b"\r\n", header)
-                slot = key_slot(args[end + 2 : end + 2 + int(args[header + 1 : end])])
-            except ValueError:  # no key: any primary tells the caller what is missing
+                key = args[end + 2 : end + 2 + int(args[header + 1 : end])]
+                tag = key.find(b"{")  # key_slot, written out
+                if tag >= 0:
+                    close = key.find(b"}", tag + 1)
+                    if close > tag + 1:
+                        key = key[tag + 1 : close]
+                slot = crc_hqx(key, 0) & _SLOT_MASK
+            except (ValueError, IndexError):  # no key: any primary tells the caller what is missing
                 slot = None
+            else:
+                node = self._direct.get(self._slots[slot])  # type: ignore[arg-type]  # None: not mapped
+                if node is not None:  # the first try: the node keeps the call's time itself
+                    try:
+                        return node.request(request, timeout, held)
+                    except _REROUTED as exc:
+                        return self._rerouted(request, timeout, held, started, slot, exc)
         else:
             words = _words(request.args)
             every = _every_node(words)
             if every is not None:
                 return self._every_primary(every, request, timeout)
             slot = _slot_of(words)
-        error: DualioError | None = None
-        address: Address | None = None
-        if slot is not None and not self._replica_reads:
-            address = self._slots[slot]
-            node = self._nodes.get(address) if address is not None else None
-            if node is not None:  # the first try: the node keeps the call's time itself
-                try:
-                    return node.request(request, timeout, held)
-                except _REROUTED as exc:
-                    error = exc
+        return self._rerouted(request, timeout, held, started, slot, None)
+
+    def _rerouted(
+        self, request: Request[T], timeout: Timeout, held: bool, started: float, slot: int | None,
+        error: DualioError | None,
+    ) -> T:
+        """``request`` routed (:meth:`_routed`), after a first try that met ``error``."""
+        if self._closed:
+            raise ClosedError("the cluster client is closed")
+        address = self._slots[slot] if slot is not None and error is not None else None
 
         def send(node: Redis[Any], asked: bool, left: float | None) -> T:
             return node.request(_asking(request) if asked else request, left, held)
