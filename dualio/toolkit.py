@@ -10,8 +10,9 @@ generates from the async one. docs/extending.md walks through a whole client.
 - the face: :class:`AsyncFace` (subclass it: its constructor takes
   :class:`ConnectOptions`; :meth:`~AsyncFace.request`, :meth:`~AsyncFace.stream`,
   :meth:`~AsyncFace.ping`, :meth:`~AsyncFace.dedicated` are what your methods call);
-- ``Lock``, ``sleep`` and ``together`` (calls made at once, their results in order) on the
-  face's own terms (anyio's here; threading's and time's on the blocking face);
+- ``Lock``, ``sleep``, ``together`` (calls made at once, their results in order) and
+  ``Wakeup`` (a pause another caller can cut short) on the face's own terms (anyio's
+  here; threading's and time's on the blocking face);
 - the errors every face raises, the settings' types, the retry policy's series, checks
   of timeouts, URL helpers (:class:`FromUrl`), and telemetry's :class:`Conventions`.
 
@@ -37,6 +38,7 @@ from dualio_transports.policy.telemetry import Conventions
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.policy.url import FromUrl, query_items, seconds, split_url
 from dualio_transports.together_async import together_async as together
+from dualio_transports.wakeup_async import WakeupAsync as Wakeup
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -117,6 +119,7 @@ __all__ = [
     "TransportName",
     "Unset",
     "UsageError",
+    "Wakeup",
     "WireProtocol",
     "causes",
     "check_timeout",

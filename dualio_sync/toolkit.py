@@ -25,6 +25,7 @@ from dualio_transports.policy.telemetry import Conventions
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
 from dualio_transports.policy.url import FromUrl, query_items, seconds, split_url
 from dualio_transports.together import together
+from dualio_transports.wakeup import Wakeup
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,
@@ -104,6 +105,7 @@ __all__ = [
     "TransportName",
     "Unset",
     "UsageError",
+    "Wakeup",
     "WireProtocol",
     "causes",
     "check_timeout",

@@ -38,6 +38,8 @@ OWN_RULES: Substitutions = [
     (r"^from anyio import Lock, sleep\n", "from threading import Lock\nfrom time import sleep\n"),
     (r"\bfrom dualio_transports\.together_async import together_async as together\b",
      "from dualio_transports.together import together"),
+    (r"\bfrom dualio_transports\.wakeup_async import WakeupAsync as Wakeup\b",
+     "from dualio_transports.wakeup import Wakeup"),
     (r"\bfrom dualio\.client\b", "from dualio_sync.client"),
     (r"^from dualio_transports\.emulation\.\w+ import [\w, ]+\n", ""),
     (r"^    \"(emulate_async|AwaitableCallback|EventedCallback|AsyncOnly)\",\n", ""),

@@ -31,6 +31,7 @@ from dualio_sync.toolkit import (
     Series,
     TransportName,
     UsageError,
+    Wakeup,
     pick_timeout,
     sleep,
     together,
@@ -118,10 +119,13 @@ class RedisCluster(RedisCommands[S]):
         self._replica_nodes: dict[Address, Redis[Any]] = {}  # with read_from="replica": READONLY clients
         self._replicas: dict[Address, list[Address]] = {}  # each primary's, as the map names them
         self._turn = 0  # which replica a read goes to next
-        self._slots: list[Address | None] = [None] * SLOTS
+        self._slots: list[Address | None] = [None] * SLOTS  # changed only by _point, _replaced, _refresh
+        self._primaries: list[Address] | None = None  # what ``nodes`` lists, while the map is unchanged
         self._mapped = False
         self._read_at = -1.0  # when the map was last read
         self._reading = Lock()
+        self._news = Wakeup()  # a poll of a call waiting out a failover, cut short by news
+        self._replacements = 0  # failed nodes found replaced so far (:meth:`_replaced`)
         self._making = Lock()
         self._closed = False
 
@@ -157,7 +161,15 @@ class RedisCluster(RedisCommands[S]):
     @property
     def nodes(self) -> list[Address]:
         """The primaries the slot map names, by address."""
-        return sorted({address for address in self._slots if address is not None})
+        if self._primaries is None:  # the map changed since they were listed
+            self._primaries = sorted({address for address in self._slots if address is not None})
+        return self._primaries[:]
+
+    def _point(self, slot: int, address: Address) -> None:
+        """The map says ``slot`` is served by ``address`` from now on."""
+        if self._slots[slot] != address:
+            self._slots[slot] = address
+            self._primaries = None
 
     def _check_open(self) -> None:
         if self._closed:
@@ -231,6 +243,7 @@ class RedisCluster(RedisCommands[S]):
         failed: Address | None = None  # a node this call could not reach
         replica = read and self._replica_reads  # until a replica fails it
         while True:
+            replacements = self._replacements  # news that comes after this try's address was chosen
             if error is None:
                 try:
                     mapped = self._slots[slot] if slot is not None else None
@@ -252,14 +265,17 @@ class RedisCluster(RedisCommands[S]):
             if isinstance(exc, MovedError | AskError):
                 if failed is not None and _redirected(exc) == failed:  # no replica promoted yet
                     failed = None  # the node itself is tried next: it may be back
-                    series = self._wait(series, exc, until)
+                    series = self._wait(series, exc, until, replacements)
                     continue
                 redirects += 1
                 if redirects > self.max_redirects:
                     raise exc
                 moved_to = _redirected(exc)
                 if isinstance(exc, MovedError):
-                    self._slots[_redirected_slot(exc)] = moved_to
+                    moved = _redirected_slot(exc)
+                    if failed is not None and self._slots[moved] == failed:  # a replica promoted in its place
+                        self._replaced(failed, moved_to)
+                    self._point(moved, moved_to)
                     asked = None
                 else:
                     asked = moved_to
@@ -273,22 +289,40 @@ class RedisCluster(RedisCommands[S]):
                 raise exc
             if isinstance(exc, ConnectError | ClosedError):
                 failed = address
-            series = self._wait(series, exc, until)
+            series = self._wait(series, exc, until, replacements)
             if not isinstance(exc, TryAgainError):
                 self._refresh(until)
             asked = None
 
-    def _wait(self, series: Series | None, error: DualioError, until: float) -> Series:
+    def _wait(
+        self, series: Series | None, error: DualioError, until: float, replacements: int,
+    ) -> Series:
         """The pause before a command is sent again: as ``retry`` says after TRYAGAIN; every
         ``_POLL`` while a slot's node is down or unserved (polls are no tries: the call's
-        deadline and the series' budget bound them; RetriesExhausted once either is over)."""
+        deadline and the series' budget bound them; RetriesExhausted once either is over),
+        cut short when a failed node's replacement is found (:meth:`_replaced`), and not
+        taken if one was found since the try began (``replacements`` then)."""
         assert self.retry is not None
         series = series or self.retry.series()
         if isinstance(error, TryAgainError):
             sleep(series.next_delay(error, until))
         else:
-            sleep(series.next_poll(error, _POLL, until))
+            poll = series.next_poll(error, _POLL, until)
+            if replacements == self._replacements:
+                self._news.pause(poll)
         return series
+
+    def _replaced(self, failed: Address, primary: Address) -> None:
+        """A MOVED named ``primary`` where ``failed`` served: every slot of ``failed`` is
+        pointed there (a failover gives the promoted replica all of them; a slot it did not
+        get answers MOVED again), and every call waiting on a poll goes on at once."""
+        slots = self._slots
+        for slot, address in enumerate(slots):
+            if address == failed:
+                slots[slot] = primary
+        self._primaries = None
+        self._replacements += 1
+        self._news.wake()
 
     def _detour(self, failed: Address | None) -> Address:
         """A primary to send a command for a slot whose node failed (``failed``: not that one,
@@ -372,12 +406,17 @@ class RedisCluster(RedisCommands[S]):
 
     def _refresh(self, until: float, force: bool = False) -> None:
         """Read the slot map from the first node that answers; one read at a time, and a
-        map read less than ``_FRESH`` ago is taken as it is by the callers that waited."""
+        map read less than ``_FRESH`` ago is taken as it is by the callers that waited (or
+        came meanwhile). A read that began before a failed node was found replaced
+        (:meth:`_replaced`) is dropped: it may not know of the replacement yet."""
         asked_at = time.monotonic()
+        if not force and self._read_at >= asked_at - _FRESH and self._mapped:
+            return
         with self._reading:
             if not force and self._read_at >= asked_at - _FRESH and self._mapped:
                 return
             failures: list[str] = []
+            replacements = self._replacements
             for address in [*self.nodes, *(seed for seed in self._seeds if seed not in self.nodes)]:
                 try:
                     node = self._node(address)
@@ -385,10 +424,13 @@ class RedisCluster(RedisCommands[S]):
                 except (DualioError, ValueError) as exc:
                     failures.append(f"{address[0]}:{address[1]}: {exc}")
                     continue
+                self._read_at = time.monotonic()
+                if replacements != self._replacements and self._mapped:
+                    return
                 self._slots = slots
+                self._primaries = None
                 self._replicas = replicas
                 self._mapped = True
-                self._read_at = time.monotonic()
                 self._forget_unmapped()
                 return
             raise ConnectError(f"no node of the cluster gave its slot map: {'; '.join(failures)}")
@@ -430,7 +472,7 @@ class RedisCluster(RedisCommands[S]):
         for index, value in enumerate(values):
             if isinstance(value, MovedError | AskError):
                 if isinstance(value, MovedError):
-                    self._slots[_redirected_slot(value)] = _redirected(value)
+                    self._point(_redirected_slot(value), _redirected(value))
                 values[index] = self.execute(*commands[index], timeout=_left(until))
         if raise_on_error:
             for value in values:
