@@ -1,6 +1,7 @@
-"""``together``: calls made at once, each run to its end, the results in order, the first
-error (in order) raised once all have ended; on the async face cancelling the caller
-cancels them all."""
+"""The toolkit's ways of waiting together. ``together``: calls made at once, each run to
+its end, the results in order, the first error (in order) raised once all have ended; on
+the async face cancelling the caller cancels them all. ``Wakeup``: pauses that one
+caller's news ends at once, on both faces."""
 
 from __future__ import annotations
 
@@ -75,3 +76,48 @@ async def test_async_calls_run_at_once_and_a_cancel_reaches_every_one() -> None:
     with anyio.move_on_after(0.1):
         await together_async([lambda n=n: forever(n) for n in range(3)])  # type: ignore[misc]
     assert sorted(cancelled) == [0, 1, 2] and time.monotonic() - begun < 30
+
+
+def test_a_blocking_pause_ends_when_woken_and_a_later_one_waits_its_time() -> None:
+    from dualio_sync.toolkit import Wakeup
+
+    news = Wakeup()
+    ended: list[float] = []
+    pausers = [threading.Thread(target=lambda: (news.pause(30), ended.append(time.monotonic())))
+               for _ in range(3)]
+    for pauser in pausers:
+        pauser.start()
+    time.sleep(0.05)
+    woken = time.monotonic()
+    news.wake()
+    for pauser in pausers:
+        pauser.join(10)
+    assert len(ended) == 3 and max(ended) - woken < 5
+    begun = time.monotonic()
+    news.pause(0.05)  # the wake is over: this pause waits
+    assert time.monotonic() - begun >= 0.04
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_an_async_pause_ends_when_woken() -> None:
+    from dualio.toolkit import Wakeup
+
+    news = Wakeup()
+    news.wake()  # nobody pauses yet: nothing to end
+    ended: list[float] = []
+
+    async def pauser() -> None:
+        await news.pause(30)
+        ended.append(time.monotonic())
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(3):
+            tasks.start_soon(pauser)
+        await anyio.sleep(0.05)
+        woken = time.monotonic()
+        news.wake()
+    assert len(ended) == 3 and max(ended) - woken < 5
+    begun = time.monotonic()
+    await news.pause(0.05)
+    assert time.monotonic() - begun >= 0.04
