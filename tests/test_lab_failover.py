@@ -6,6 +6,7 @@ again after the promotion, and what the client does to recover is bounded."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -46,3 +47,15 @@ def test_the_table_names_every_run() -> None:
     text = failover.table(tallies)
     assert "| sentinel | glide-async | valkey-glide has no Sentinel support |" in text
     assert "| cluster | dualio-blocking |" in text and "+0.10" in text
+
+
+def test_what_glide_s_core_writes_to_standard_error_is_kept_out_of_the_output_and_counted(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    with failover._stderr_kept("glide-sync"):
+        os.write(2, b"Error executing command: one\nError executing command: two\n")
+    with failover._stderr_kept("dualio-blocking"):
+        os.write(2, b"ours\n")
+    out, err = capfd.readouterr()
+    assert "Error executing" not in err and "Error executing" not in out and err == "ours\n"
+    assert "glide-sync's core wrote 2 lines to standard error" in out

@@ -41,10 +41,12 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import random
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -517,10 +519,35 @@ def run(client: str, target: str, inflight: int = INFLIGHT, chaos: bool = False,
     """One run of ``client`` on a fresh set-up of ``target``."""
     if target == "sentinel" and client in NO_SENTINEL:
         return Tally(target, client, skipped=NO_SENTINEL[client])
-    with _set_up(target) as set_up:
+    with _set_up(target) as set_up, _stderr_kept(client):
         if client in ASYNC_CLIENTS:
             return run_async(client, target, set_up, inflight, chaos, seed)
         return run_sync(client, target, set_up, inflight, chaos, seed)
+
+
+@contextlib.contextmanager
+def _stderr_kept(client: str) -> Iterator[None]:
+    """For glide's clients: what their native core writes to the process's standard error
+    whatever its logger is told (a line per command failed on a lost node), kept out of
+    the run's output and counted on it."""
+    if not client.startswith("glide"):
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as kept:
+        os.dup2(kept.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            kept.seek(0)
+            lines = sum(1 for _ in kept)
+            if lines:
+                print(f"  ({client}'s core wrote {lines} lines to standard error, kept out of this output)",
+                      flush=True)
 
 
 def table(tallies: list[Tally]) -> str:
