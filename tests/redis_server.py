@@ -7,17 +7,21 @@ Tests that need it are skipped, with the reason, when redis-server is not instal
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
+import anyio
 import pytest
 
 from dualio.lab.common import redis_server
 from dualio.lab.common.redis_server import NOT_INSTALLED, RedisServer
 
-__all__ = ["ASYNC_TRANSPORTS", "NOT_INSTALLED", "RedisServer", "start_redis", "started_or_skipped"]
+__all__ = [
+    "ASYNC_TRANSPORTS", "NOT_INSTALLED", "RedisServer", "received_while_publishing", "start_redis",
+    "started_or_skipped",
+]
 
 T = TypeVar("T")
 REDIS_SERVER = shutil.which("redis-server")
@@ -73,3 +77,21 @@ def redis_resp2_server() -> Iterator[RedisServer]:
     """A redis-server that refuses HELLO, as one before Redis 6 does."""
     yield from _started(hello=False)
 
+
+async def received_while_publishing(
+    receive: Callable[[], Awaitable[Any]], publish: Callable[[], Awaitable[Any]], within: float = 20,
+) -> Any:
+    """What ``receive`` gives, while ``publish`` is called every 20 ms until it does (a
+    subscription being made again hears only what is published after)."""
+    got: list[Any] = []
+
+    async def take() -> None:
+        got.append(await receive())
+
+    with anyio.fail_after(within):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(take)
+            while not got:
+                await publish()
+                await anyio.sleep(0.02)
+    return got[0]

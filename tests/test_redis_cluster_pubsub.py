@@ -20,7 +20,7 @@ from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
 from dualio_sync.redis import Redis, RedisCluster
 from dualio_transports.redis_protocol.slots import key_slot
 from tests.redis_cluster import Cluster, redis_cluster, start
-from tests.redis_server import ASYNC_TRANSPORTS
+from tests.redis_server import ASYNC_TRANSPORTS, received_while_publishing
 from tests.test_redis_cluster import _move
 
 __all__ = ["redis_cluster"]  # a fixture, used by name
@@ -135,18 +135,8 @@ async def test_the_async_face_s_shard_subscription_follows_its_slot(
         assert messages.node == before.address
         await anyio.to_thread.run_sync(_move, redis_cluster, slot, after)
         try:
-            got: list[Any] = []
-
-            async def receive() -> None:
-                got.append(await messages.__anext__())
-
-            with anyio.fail_after(20):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(receive)
-                    while not got:
-                        await rc.spublish(channel, "moved")
-                        await anyio.sleep(0.02)
-            assert got == [(channel.encode(), b"moved", None)] and messages.node == after.address
+            got = await received_while_publishing(messages.__anext__, lambda: rc.spublish(channel, "moved"))
+            assert got == (channel.encode(), b"moved", None) and messages.node == after.address
             await rc.publish(channel, "plain")  # the plain channel of that name: its own subscription
             assert await plain.__anext__() == (channel.encode(), b"plain", None)
         finally:

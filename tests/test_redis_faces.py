@@ -48,6 +48,7 @@ from tests.redis_server import (
     PASSWORD,
     REDIS_SERVER,
     RedisServer,
+    received_while_publishing,
     redis_auth_server,
     redis_resp2_server,
     redis_server,
@@ -1078,18 +1079,8 @@ async def test_a_subscription_subscribes_again_after_its_connection_is_lost(
     killer = await connect(transport, redis_server)
     try:
         assert await killer.execute("CLIENT", "KILL", "TYPE", "pubsub") >= 1
-        got: list[Any] = []
-
-        async def receive() -> None:
-            got.append(await messages.next())
-
-        with anyio.fail_after(10):
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(receive)
-                while not got:
-                    await killer.publish(channel, "after")
-                    await anyio.sleep(0.05)
-        assert got == [(channel.encode(), b"after", None)]
+        got = await received_while_publishing(messages.next, lambda: killer.publish(channel, "after"))
+        assert got == (channel.encode(), b"after", None)
     finally:
         await killer.aclose()
         await messages.close()
