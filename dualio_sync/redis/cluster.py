@@ -26,6 +26,7 @@ from dualio_sync.toolkit import (
     ConnectionLost,
     DualioError,
     Lock,
+    ProtocolError,
     Request,
     RetryPolicy,
     Series,
@@ -132,9 +133,14 @@ class RedisCluster(RedisCommands[S]):
     # -- lifetime ---------------------------------------------------------------------
 
     def open(self) -> Self:
-        """Read the slot map now (else the first command does)."""
+        """Read the slot map now (else the first command does). If no node gives it, the
+        connections made for it are closed, and the error raised."""
         self._check_open()
-        self._refresh(_until(self.timeout), force=True)
+        try:
+            self._refresh(_until(self.timeout), force=True)
+        except BaseException:
+            self._close_nodes()
+            raise
         return self
 
     def __enter__(self) -> Self:
@@ -148,6 +154,9 @@ class RedisCluster(RedisCommands[S]):
     def close(self) -> None:
         """Close every node's connection. Idempotent."""
         self._closed = True
+        self._close_nodes()
+
+    def _close_nodes(self) -> None:
         nodes = [*self._nodes.values(), *self._replica_nodes.values()]
         self._nodes.clear()
         self._replica_nodes = {}
@@ -682,38 +691,56 @@ def _slot_map(
     node: Redis[Any], asked: str, timeout: float | None,
 ) -> tuple[list[Address | None], dict[Address, list[Address]]]:
     """The primary of every slot, and each primary's replicas that are up, from CLUSTER SHARDS
-    (CLUSTER SLOTS before Redis 7) of the node at host ``asked``, which stands for a host the
-    node does not know (``""``, ``?``)."""
+    (CLUSTER SLOTS when the node refuses it, as before Redis 7) of the node at host
+    ``asked``, which stands for a host the node does not know (``""``, ``?``). Ranges are
+    taken in the order given, a later one over an earlier where they overlap; slots no
+    range names are served by nobody (a command for one goes through any primary, which
+    answers it, redirects it or refuses it). A map of any other shape, a slot out of
+    0..16383 or a port out of 1..65535 is a :class:`~dualio.ProtocolError`."""
     slots: list[Address | None] = [None] * SLOTS
     replicas: dict[Address, list[Address]] = {}
     try:
         shards = node.execute("CLUSTER", "SHARDS", timeout=timeout)
     except RedisError:
-        for start, end, primary, *others in node.execute("CLUSTER", "SLOTS", timeout=timeout):
-            first, last = int(start), int(end)
-            address = _address(primary[0] or asked, primary[1], asked)
-            slots[first : last + 1] = [address] * (last - first + 1)
-            if others:
-                replicas[address] = [_address(r[0] or asked, r[1], asked) for r in others]
+        ranges = node.execute("CLUSTER", "SLOTS", timeout=timeout)
+        try:
+            for start, end, primary, *others in ranges:
+                address = _address(primary[0] or asked, primary[1], asked)
+                _assign(slots, start, end, address)
+                if others:
+                    replicas[address] = [_address(r[0] or asked, r[1], asked) for r in others]
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ProtocolError(f"CLUSTER SLOTS of unexpected shape ({exc}): {ranges!r:.200}") from None
         return slots, replicas
-    for shard in shards:
-        fields = {_text(k): v for k, v in shard.items()}
-        nodes = [{_text(k): v for k, v in n.items()} for n in fields["nodes"]]
-        primaries = [
-            n for n in nodes if _text(n.get("role")) == "master" and _text(n.get("health")) != "fail"
-        ]
-        if not primaries:
-            continue
-        primary = primaries[0]
-        address = _address(primary.get("ip") or primary.get("endpoint"), primary.get("port"), asked)
-        ranges = fields["slots"]
-        for start, end in zip(ranges[::2], ranges[1::2], strict=True):
-            slots[int(start) : int(end) + 1] = [address] * (int(end) - int(start) + 1)
-        up = [_address(n.get("ip") or n.get("endpoint"), n.get("port"), asked) for n in nodes
-              if _text(n.get("role")) == "replica" and _text(n.get("health")) != "fail"]
-        if up:
-            replicas[address] = up
+    try:
+        for shard in shards:
+            fields = {_text(k): v for k, v in shard.items()}
+            nodes = [{_text(k): v for k, v in n.items()} for n in fields["nodes"]]
+            primaries = [
+                n for n in nodes if _text(n.get("role")) == "master" and _text(n.get("health")) != "fail"
+            ]
+            if not primaries:
+                continue
+            primary = primaries[0]
+            address = _address(primary.get("ip") or primary.get("endpoint"), primary.get("port"), asked)
+            ranges = fields["slots"]
+            for start, end in zip(ranges[::2], ranges[1::2], strict=True):
+                _assign(slots, start, end, address)
+            up = [_address(n.get("ip") or n.get("endpoint"), n.get("port"), asked) for n in nodes
+                  if _text(n.get("role")) == "replica" and _text(n.get("health")) != "fail"]
+            if up:
+                replicas[address] = up
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise ProtocolError(f"CLUSTER SHARDS of unexpected shape ({exc}): {shards!r:.200}") from None
     return slots, replicas
+
+
+def _assign(slots: list[Address | None], start: Any, end: Any, address: Address) -> None:
+    """``slots[start..end]`` served by ``address`` (a ValueError for a range out of the slots)."""
+    first, last = int(start), int(end)
+    if not 0 <= first <= last < SLOTS:
+        raise ValueError(f"slots {first}-{last} are not within 0-{SLOTS - 1}")
+    slots[first : last + 1] = [address] * (last - first + 1)
 
 
 def _text(value: Any) -> str:
@@ -722,7 +749,10 @@ def _text(value: Any) -> str:
 
 def _address(host: Any, port: Any, asked: str) -> Address:
     text = _text(host) if host is not None else ""
-    return (asked if text in ("", "?") else text), int(port)
+    number = int(port)
+    if not 0 < number <= 0xFFFF:
+        raise ValueError(f"port {number} is not within 1-65535")
+    return (asked if text in ("", "?") else text), number
 
 
 def slot_of_keys(keys: Sequence[Arg]) -> int:
