@@ -1,13 +1,15 @@
 """The cluster faces against a real six-node Redis Cluster (tests/redis_cluster.py): every
 command routed to its keys' slot, hash tags, keys across slots refused before anything is
-sent, MOVED after a slot moves, ASK while one moves, and a primary killed (its replica
-promoted), on the blocking face and the async face's transports."""
+sent, MOVED after a slot moves, ASK while one moves, a primary killed (its replica
+promoted), a node added, pipelines split by node with their parts at once, on the
+blocking face and the async face's transports."""
 
 from __future__ import annotations
 
 import contextlib
 import random
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ import anyio
 import pytest
 
 from dualio import DualioError, UsageError
+from dualio.lab.common.redis_server import start_cluster_node
 from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
 from dualio.redis import WatchError
 from dualio_sync.redis import Redis, RedisCluster
@@ -190,6 +193,28 @@ def test_a_killed_primary_s_slots_are_served_again_by_its_replica(own_cluster: C
         waited = time.monotonic() - started
         assert [rc.get(name) for name in names] == [name.encode() for name in names]
         assert victim.address not in rc.nodes and waited < 10
+
+
+def test_a_node_added_and_given_a_slot_is_found_through_moved(own_cluster: Cluster) -> None:
+    name, slot = _empty_slot_key(own_cluster)
+    with RedisCluster(*own_cluster.seed, timeout=10) as rc:
+        assert rc.get(name) is None and len(rc.nodes) == 3  # the map is read
+        new = start_cluster_node(["--cluster-node-timeout", "1000"])
+        own_cluster.servers.append(new)  # stopped with the others
+        subprocess.run(["redis-cli", "--cluster", "add-node", f"127.0.0.1:{new.port}",
+                        f"127.0.0.1:{own_cluster.seed[1]}"], check=True, capture_output=True, timeout=60)
+        new_id = own_cluster.node_id(new)
+        until = time.monotonic() + 30
+        for server in own_cluster.primaries():  # until every primary knows it
+            with Redis(*server.address, timeout=5, decode_responses=True) as node:
+                while new_id not in node.execute("CLUSTER", "NODES"):
+                    assert time.monotonic() < until, "the new node did not join"
+                    time.sleep(0.05)
+        _move(own_cluster, slot, new)
+        assert rc.set(name, "on the new node")  # MOVED to the node the client did not know
+        assert rc.get(name) == b"on the new node" and new.address in rc.nodes
+        with Redis(*new.address, timeout=5) as node:
+            assert node.get(name) == b"on the new node"
 
 
 def test_unreachable_seeds_are_a_typed_error_naming_them() -> None:
