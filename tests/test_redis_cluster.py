@@ -21,7 +21,7 @@ import pytest
 from dualio import DualioError, UsageError
 from dualio.lab.common.redis_server import start_cluster_node
 from dualio.redis import RedisCluster as AsyncRedisCluster  # the async face's
-from dualio.redis import WatchError
+from dualio.redis import RedisError, WatchError
 from dualio_sync.redis import Redis, RedisCluster
 from dualio_transports.redis_protocol.slots import key_slot
 from tests.redis_cluster import Cluster, redis_cluster, start
@@ -88,6 +88,10 @@ async def test_the_async_face_routes_concurrent_calls(redis_cluster: Cluster, tr
             for name in names * 3:
                 tasks.start_soon(get, name)
         assert got == {name: f"v-{name}".encode() for name in names}
+        assert await rc.mget(*names) == [f"v-{name}".encode() for name in names]  # a part per slot, at once
+        assert await rc.exists(*names) == 100 and await rc.dbsize() >= 100  # every primary's, at once
+        assert await rc.pipeline(*(("GET", name) for name in names[:9])) == [
+            f"v-{name}".encode() for name in names[:9]]
 
 
 def _move(cluster: Cluster, slot: int, to: Any) -> None:
@@ -261,6 +265,28 @@ def test_a_command_answered_by_every_primary_goes_to_each(redis_cluster: Cluster
             with Redis(*server.address, timeout=5) as node:
                 assert node.script_exists(sha) == [True]
         assert rc.randomkey() is not None
+        assert rc.wait(1, 5000) == 1  # the least of every primary's count of replicas that acknowledged
+        assert rc.slowlog_len() >= 0 and isinstance(rc.slowlog_get(), list)  # summed; joined
+        assert isinstance(rc.info(), dict)  # Redis leaves INFO's answers to merge: one primary's
+        with pytest.raises(RedisError, match="NOTBUSY"):
+            rc.script_kill()  # no script runs on any primary: every one refused it
+
+
+def test_keys_in_several_slots_are_split_where_each_part_stands_alone(redis_cluster: Cluster) -> None:
+    names = keys_of_every_primary(30)
+    with RedisCluster(*redis_cluster.seed, timeout=10) as rc:
+        for name in names[:20]:
+            rc.set(name, f"v-{name}")
+        assert rc.mget(*names) == [f"v-{name}".encode() for name in names[:20]] + [None] * 10
+        assert rc.exists(*names, names[0]) == 21  # a key named twice counts twice, as on one node
+        assert rc.touch(*names) == 20
+        assert rc.delete(*names[:10]) == 10 and rc.unlink(*names[10:]) == 10
+        assert rc.mget(*names) == [None] * 30
+        with pytest.raises(UsageError, match="different slots"):  # all or none: not split
+            rc.mset({names[0]: 1, names[1]: 2})
+        with pytest.raises(UsageError, match="different slots"):
+            rc.msetnx({names[0]: 1, names[1]: 2})
+        assert rc.mget("{t}:a", "{t}:b") == [None, None]  # one slot: one command
 
 
 def test_a_pipeline_is_split_by_node_and_answered_in_order(redis_cluster: Cluster) -> None:

@@ -746,6 +746,7 @@ def command_spec_file(spec: dict[str, Any]) -> str:
                    and c.get("key_specs"))
     keys = {name: tuple(_key_spec(k) for k in c.get("key_specs", [])) for name, c in every.items()
             if c.get("key_specs")}
+    requests, responses = _policies(every, "REQUEST_POLICY:"), _policies(every, "RESPONSE_POLICY:")
     lines = [
         f'"""What the faces and transports ask of a Redis {spec["redis"]} command, from Redis\'s command',
         "spec (dualio/devtools/redis_spec/).",
@@ -772,6 +773,19 @@ def command_spec_file(spec: dict[str, Any]) -> str:
         "})",
         '"""Commands that only read the keys they name (the spec\'s READONLY flag): what a',
         'cluster replica may answer."""',
+        "REQUEST_POLICY = {",
+        *[f"    {q(name)}: {q(policy)}," for name, policy in sorted(requests.items())],
+        "}",
+        '"""Where a cluster client sends a command, by the spec\'s tip: ``all_shards`` (every',
+        "primary), ``all_nodes`` (every node), ``multi_shard`` (its keys' slots, a part each),",
+        '``special``; a command not here goes to the node of its keys\' slot, or any."""',
+        "RESPONSE_POLICY = {",
+        *[f"    {q(name)}: {q(policy)}," for name, policy in sorted(responses.items())],
+        "}",
+        '"""How a cluster client joins the answers of a command sent to several nodes, by the',
+        "spec's tip: ``agg_sum``, ``agg_min``, ``agg_logical_and`` (element by element),",
+        "``all_succeeded`` (an answer, once all succeeded), ``one_succeeded``, ``special``;",
+        'a command not here: its answers\' items, joined."""',
         "KEY_SPECS: dict[str, tuple[tuple[str, int | str, int, str, int, int, int], ...]] = {",
         *[line for name, value in sorted(keys.items()) for line in _key_lines(name, value)],
         "}",
@@ -781,6 +795,12 @@ def command_spec_file(spec: dict[str, Any]) -> str:
         'the count is, where the first key is, step)."""',
     ]
     return "\n".join(lines) + "\n"
+
+
+def _policies(every: dict[str, dict[str, Any]], prefix: str) -> dict[str, str]:
+    """Each command's tip that starts with ``prefix``, lower-cased without it."""
+    return {name: tip[len(prefix):].lower() for name, c in every.items()
+            for tip in c.get("command_tips", []) if tip.startswith(prefix)}
 
 
 def _key_lines(name: str, specs: tuple[tuple[str, int | str, int, str, int, int, int], ...]) -> list[str]:

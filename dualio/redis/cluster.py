@@ -17,9 +17,11 @@ one read at a time, every waiting call sharing it. Within the call's deadline:
 
 Redirections are bounded (``max_redirects``, then the last one is raised). A command with no
 key goes to one primary; one whose keys are in different slots is refused before anything
-is sent (:class:`~dualio.UsageError` naming the slots). A command whose answer is every
-primary's (KEYS, DBSIZE, FLUSHALL, SCRIPT LOAD, ...) goes to each, the answers joined; SCAN
-(whose cursor is one node's) is refused, and ``scan_iter`` scans every primary in turn. A
+is sent (:class:`~dualio.UsageError` naming the slots), but MGET, DEL, UNLINK, EXISTS and
+TOUCH, sent as a command per slot (:data:`SPLIT`). A command whose answer is every
+primary's by the spec's policies (KEYS, DBSIZE, FLUSHALL, SCRIPT LOAD, WAIT, ...) goes to
+each at once, the answers joined as the spec says; SCAN (whose cursor is one node's) is
+refused, and ``scan_iter`` scans every primary in turn. A
 pipeline is split by node; a transaction runs on the node of its one slot, and so does
 WATCH (``watch``, ``transaction(func, *keys)``). ``read_from="replica"`` sends reads (the
 spec's READONLY commands) to the slot's replicas in turn. Subscriptions follow their node
@@ -60,7 +62,12 @@ from dualio.toolkit import (
     sleep,
     together,
 )
-from dualio_transports.redis_protocol.command_spec import KEY_SPECS, READ_ONLY
+from dualio_transports.redis_protocol.command_spec import (
+    KEY_SPECS,
+    READ_ONLY,
+    REQUEST_POLICY,
+    RESPONSE_POLICY,
+)
 from dualio_transports.redis_protocol.errors import (
     AskError,
     ClusterDownError,
@@ -94,14 +101,22 @@ _POLL = 0.05
 another node (:meth:`RedisCluster.request`)."""
 _REROUTED = (MovedError, AskError, TryAgainError, ClusterDownError, ConnectError, ClosedError)
 """What a node's answer or failure that :meth:`RedisCluster._routed` sends again elsewhere or later."""
-EVERY_NODE = frozenset({
-    "KEYS", "DBSIZE", "RANDOMKEY", "FLUSHALL", "FLUSHDB", "SCRIPT LOAD", "SCRIPT EXISTS",
-    "SCRIPT FLUSH", "FUNCTION LOAD", "FUNCTION DELETE", "FUNCTION FLUSH", "FUNCTION RESTORE",
-})
-"""Commands whose answer is every primary's (Redis's ALL_SHARDS request policy): sent to each
-primary, their answers joined (:func:`_joined`)."""
-REFUSED = frozenset({"SCAN"})
-"""SCAN's cursor is one node's: refused (``scan_iter`` scans every primary in turn)."""
+EVERY_NODE = frozenset(
+    name for name, policy in REQUEST_POLICY.items()
+    if policy in ("all_shards", "all_nodes") and RESPONSE_POLICY.get(name) != "special" and name != "PING"
+)
+"""Commands whose answer is every primary's, by the spec's request policy (ALL_SHARDS;
+ALL_NODES, the replicas left out: FLUSHALL, DBSIZE, KEYS, SCRIPT LOAD, WAIT, ...): sent to
+each primary at once, their answers joined by the spec's response policy (:func:`_joined`).
+Those whose answers Redis leaves to a client to merge (INFO, MEMORY STATS, LATENCY ...:
+``special``) go to one primary, as PING does (``ping()`` measures one node)."""
+SPLIT = frozenset({"DEL", "UNLINK", "EXISTS", "TOUCH", "MGET"})
+"""Commands of keys in several slots (the spec's MULTI_SHARD) sent as a command per slot
+(:meth:`RedisCluster._split`), their answers joined: each part stands alone. MSET and
+MSETNX, which set all their keys or none, are refused instead."""
+REFUSED = frozenset(name for name, policy in REQUEST_POLICY.items() if policy == "special")
+"""SCAN (the spec's SPECIAL request policy): its cursor is one node's, so it is refused
+(``scan_iter`` scans every primary in turn)."""
 
 
 class RedisCluster(AsyncRedisCommands[S]):
@@ -240,6 +255,9 @@ class RedisCluster(AsyncRedisCommands[S]):
             every = _every_node(words)
             if every is not None:
                 return await self._every_primary(every, request, timeout)
+            parts = _split_by_slot(words)
+            if len(parts) > 1:
+                return cast("T", await self._split(words, parts, timeout))
             slot = _slot_of(words)
         return await self._rerouted(request, timeout, held, started, slot, None)
 
@@ -372,15 +390,45 @@ class RedisCluster(AsyncRedisCommands[S]):
         return self._primary(None) if slot is None else self._detour(None)
 
     async def _every_primary(self, name: str, request: Request[T], timeout: Timeout) -> T:
-        """``request`` on every primary the map names, one after another, the answers joined."""
+        """``request`` on every primary the map names, all at once, the answers joined
+        (:func:`_joined`); an error reply of any raises the first, but with the ONE_SUCCEEDED
+        policy (SCRIPT KILL), which one answer is enough for."""
         until = time.monotonic() + (pick_timeout(timeout, self.timeout) or float("inf"))
         if not self._mapped:
             await self._refresh(until)
-        answers: list[Any] = []
-        for address in self.nodes:
+
+        async def ask(address: Address) -> Any:
             node = await self._node(address)
-            answers.append(await node.request(request, _left(until)))
-        return cast("T", _joined(name, answers))
+            try:
+                return await node.request(request, _left(until))
+            except RedisError as exc:
+                return exc
+
+        answers = await together([functools.partial(ask, address) for address in self.nodes])
+        errors = [answer for answer in answers if isinstance(answer, RedisError)]
+        if errors and (len(errors) == len(answers) or RESPONSE_POLICY.get(name) != "one_succeeded"):
+            raise errors[0]
+        return cast("T", _joined(name, [answer for answer in answers if not isinstance(answer, RedisError)]))
+
+    async def _split(self, words: list[bytes], parts: dict[int, list[int]], timeout: Timeout) -> Any:
+        """A :data:`SPLIT` command of keys in several slots as a command per slot (``parts``:
+        each slot's keys, by their place), sent as :meth:`pipeline` sends (each node's at
+        once); MGET's values in the order of its keys, the others' counts summed."""
+        name = words[0].upper()
+        commands: list[list[bytes]] = []
+        for slot_places in parts.values():
+            command = [name]
+            for place in slot_places:
+                command.append(words[1 + place])
+            commands.append(command)
+        answers = await self.pipeline(*commands, timeout=timeout)
+        if name != b"MGET":
+            return sum(answers)
+        values: list[Any] = [None] * (len(words) - 1)
+        for places, answer in zip(parts.values(), answers, strict=True):
+            for place, value in zip(places, answer, strict=True):
+                values[place] = value
+        return values
 
     async def _forget_unmapped(self) -> None:
         """Close the clients of nodes the map no longer names (nor the seeds): a cluster's
@@ -675,18 +723,31 @@ def _every_node(words: list[bytes]) -> str | None:
 
 
 def _joined(name: str, answers: list[Any]) -> Any:
-    """Every primary's answer to ``name`` as the cluster's: DBSIZE summed, KEYS concatenated,
-    SCRIPT EXISTS true where every node has the script, RANDOMKEY any node's key; the rest
-    (FLUSHALL, SCRIPT LOAD, FUNCTION ...) the same from each, the first."""
-    if name == "DBSIZE":
+    """Every primary's answer to ``name`` as the cluster's, by the spec's response policy:
+    summed (DBSIZE), the least (WAIT), true where every one is (SCRIPT EXISTS), the first
+    (FLUSHALL, SCRIPT LOAD: each the same; SCRIPT KILL: the one that succeeded); with none,
+    lists joined (KEYS, SLOWLOG GET) and any other the first that is not None (RANDOMKEY)."""
+    policy = RESPONSE_POLICY.get(name)
+    if policy == "agg_sum":
         return sum(answers)
-    if name == "KEYS":
-        return [key for answer in answers for key in answer]
-    if name == "SCRIPT EXISTS":
+    if policy == "agg_min":
+        return min(answers)
+    if policy == "agg_logical_and":
         return [all(found) for found in zip(*answers, strict=True)]
-    if name == "RANDOMKEY":
-        return next((answer for answer in answers if answer is not None), None)
-    return answers[0]
+    if policy is None and all(isinstance(answer, list) for answer in answers):
+        return [item for answer in answers for item in answer]
+    return next((answer for answer in answers if answer is not None), None)
+
+
+def _split_by_slot(words: list[bytes]) -> dict[int, list[int]]:
+    """For a :data:`SPLIT` command (every argument a key): each slot's keys, by their place
+    among the keys; empty for any other command."""
+    if words[0].upper().decode(errors="replace") not in SPLIT:
+        return {}
+    parts: dict[int, list[int]] = {}
+    for place, key in enumerate(words[1:]):
+        parts.setdefault(key_slot(key), []).append(place)
+    return parts
 
 
 def _redirected(error: RedisError) -> Address:

@@ -17,7 +17,7 @@ from typing import Any
 VERSION = "7.0.15"
 SCHEMAS_FROM = "7.2.6"
 KEPT = ("summary", "group", "since", "arity", "container", "command_flags", "doc_flags",
-        "acl_categories", "key_specs", "arguments", "deprecated_since", "replaced_by")
+        "acl_categories", "key_specs", "arguments", "deprecated_since", "replaced_by", "command_tips")
 HERE = Path(__file__).parent
 
 
