@@ -23,9 +23,9 @@ from dualio_transports.policy.held_connections import HELD_CONNECTIONS
 from dualio_transports.policy.retry import DEFAULT_RETRY, RetryPolicy, Series, may_retry
 from dualio_transports.policy.telemetry import Conventions
 from dualio_transports.policy.timeouts import UNSET, Unset, check_timeout, pick_timeout
+from dualio_transports.policy.together import together
 from dualio_transports.policy.url import FromUrl, query_items, seconds, split_url
-from dualio_transports.together import together
-from dualio_transports.wakeup import Wakeup
+from dualio_transports.policy.wakeup import Wakeup
 from dualio_transports.wire.errors import (
     AuthenticationError,
     CallCancelled,

@@ -1,6 +1,6 @@
 """Calls made at once, their results in the order given: on the blocking face in threads
 (:func:`together`), on the async face in tasks of one task group
-(:mod:`dualio_transports.together_async`).
+(:mod:`dualio_transports.policy.together_async`).
 
 Every call runs to its end, each within its own deadline, before either returns: none is
 left running behind its caller. A call's error does not stop the others (what they sent

@@ -1,5 +1,5 @@
 """A pause that ends early when woken, on the async face (anyio's event, any loop):
-what :mod:`dualio_transports.wakeup` says of the blocking face's holds here too."""
+what :mod:`dualio_transports.policy.wakeup` says of the blocking face's holds here too."""
 
 from __future__ import annotations
 

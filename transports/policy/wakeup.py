@@ -1,7 +1,8 @@
 """A pause that ends early when woken, on the blocking face: threads pause on one
 :class:`Wakeup` (each for its own seconds), and :meth:`Wakeup.wake` ends every pause then
-under way (the async face's is :mod:`dualio_transports.wakeup_async`). What wakes them is
-news they wait for (a cluster's failed node replaced): the pause is a poll's, cut short."""
+under way (the async face's is :mod:`dualio_transports.policy.wakeup_async`). What wakes
+them is news they wait for (a cluster's failed node replaced): the pause is a retry's
+poll (:meth:`~dualio_transports.policy.retry.Series.next_poll`), cut short."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Calls made at once on the async face, in tasks of one task group: what
-:mod:`dualio_transports.together` says of the blocking face's threads holds here too."""
+:mod:`dualio_transports.policy.together` says of the blocking face's threads holds here too."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from dualio_transports.together import outcome
+from dualio_transports.policy.together import outcome
 
 T = TypeVar("T")
 
