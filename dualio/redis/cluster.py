@@ -152,14 +152,16 @@ class RedisCluster(AsyncRedisCommands[S]):
         self.retry = retry
         self.max_redirects = max_redirects
         self._nodes: dict[Address, Redis[Any]] = {}
-        self._direct = {} if self._replica_reads else self._nodes
-        """The node clients a command goes to straight from the map (none with
-        ``read_from="replica"``, nor once closed: :meth:`_rerouted` decides then)."""
         self._replica_nodes: dict[Address, Redis[Any]] = {}  # with read_from="replica": READONLY clients
         self._replicas: dict[Address, list[Address]] = {}  # each primary's, as the map names them
         self._turn = 0  # which replica a read goes to next
         self._slots: list[Address | None] = [None] * SLOTS  # changed only by _point, _replaced, _refresh
         self._primaries: list[Address] | None = None  # what ``nodes`` lists, while the map is unchanged
+        self._by_slot: list[Redis[Any] | None] = [None] * SLOTS
+        """Each slot's primary's client, where the map names one and its client is made: where
+        a command goes straight (none with ``read_from="replica"``, nor once closed:
+        :meth:`_rerouted` decides then). Kept with ``_slots`` and ``_nodes`` (:meth:`_point`,
+        :meth:`_replaced`, :meth:`_refresh`, :meth:`_clients_changed`)."""
         self._mapped = False
         self._read_at = -1.0  # when the map was last read
         self._reading = Lock()
@@ -197,6 +199,7 @@ class RedisCluster(AsyncRedisCommands[S]):
     async def _close_nodes(self) -> None:
         nodes = [*self._nodes.values(), *self._replica_nodes.values()]
         self._nodes.clear()
+        self._by_slot = [None] * SLOTS
         self._replica_nodes = {}
         for node in nodes:
             await node.aclose()
@@ -216,7 +219,20 @@ class RedisCluster(AsyncRedisCommands[S]):
         """The map says ``slot`` is served by ``address`` from now on."""
         if self._slots[slot] != address:
             self._slots[slot] = address
+            self._by_slot[slot] = self._direct(address)
             self._primaries = None
+
+    def _direct(self, address: Address | None) -> Redis[Any] | None:
+        """The client a command for a slot of ``address`` goes to straight, if any."""
+        return None if address is None or self._replica_reads else self._nodes.get(address)
+
+    def _clients_changed(self, address: Address) -> None:
+        """``address``'s client was made or dropped: its slots go to what it is now."""
+        client = self._direct(address)
+        by_slot = self._by_slot
+        for slot, mapped in enumerate(self._slots):
+            if mapped == address:
+                by_slot[slot] = client
 
     def _check_open(self) -> None:
         if self._closed:
@@ -232,19 +248,26 @@ class RedisCluster(AsyncRedisCommands[S]):
         if skip is not None:  # GET, SET, HGET, ...: the command's second word, the key, found in place
             args = request.args  # *N\r\n $len name \r\n $len key \r\n ...: its header is ``skip`` past *N
             try:
-                header = skip + (4 if args[2] == 13 else args.index(b"\r\n") + 2)  # 13: N < 10
-                end = args.index(b"\r\n", header)
-                key = args[end + 2 : end + 2 + int(args[header + 1 : end])]
-                tag = key.find(b"{")  # key_slot, written out
-                if tag >= 0:
-                    close = key.find(b"}", tag + 1)
+                if args[2] == 13:  # *N\r\n with N < 10 (bytes as ints: 13 \r, 50 "2", 123 "{", 125 "}")
+                    end = args.index(13, skip + 4)
+                    if args[1] == 50:  # *2: the key is the last word
+                        key = args[end + 2 : -2]
+                    else:
+                        key = args[end + 2 : end + 2 + int(args[skip + 5 : end])]
+                else:
+                    header = skip + args.index(13) + 2
+                    end = args.index(13, header)
+                    key = args[end + 2 : end + 2 + int(args[header + 1 : end])]
+                if 123 in key:  # key_slot, written out
+                    tag = key.index(123)
+                    close = key.find(125, tag + 1)
                     if close > tag + 1:
                         key = key[tag + 1 : close]
                 slot = crc_hqx(key, 0) & _SLOT_MASK
             except (ValueError, IndexError):  # no key: any primary tells the caller what is missing
                 slot = None
             else:
-                node = self._direct.get(self._slots[slot])  # type: ignore[arg-type]  # None: not mapped
+                node = self._by_slot[slot]
                 if node is not None:  # the first try: the node keeps the call's time itself
                     try:
                         return await node.request(request, timeout, held)
@@ -366,10 +389,11 @@ class RedisCluster(AsyncRedisCommands[S]):
         """A MOVED named ``primary`` where ``failed`` served: every slot of ``failed`` is
         pointed there (a failover gives the promoted replica all of them; a slot it did not
         get answers MOVED again), and every call waiting on a poll goes on at once."""
-        slots = self._slots
+        slots, by_slot, client = self._slots, self._by_slot, self._direct(primary)
         for slot, address in enumerate(slots):
             if address == failed:
                 slots[slot] = primary
+                by_slot[slot] = client
         self._primaries = None
         self._replacements += 1
         self._news.wake()
@@ -436,6 +460,7 @@ class RedisCluster(AsyncRedisCommands[S]):
         kept = {*self.nodes, *self._seeds}
         for address in [address for address in self._nodes if address not in kept]:
             await self._nodes.pop(address).aclose()
+            self._clients_changed(address)
         replicas = {address for named in self._replicas.values() for address in named}
         for address in [address for address in self._replica_nodes if address not in replicas]:
             await self._replica_nodes.pop(address).aclose()
@@ -447,6 +472,8 @@ class RedisCluster(AsyncRedisCommands[S]):
             for address, node in list(clients.items()):
                 if node.closed and clients.get(address) is node:
                     del clients[address]
+                    if clients is self._nodes:
+                        self._clients_changed(address)
                     await node.aclose()
 
     def _primary(self, slot: int | None) -> Address:
@@ -481,6 +508,8 @@ class RedisCluster(AsyncRedisCommands[S]):
                     await node.aclose()
                 node = clients[address] = Redis(
                     *address, **self._settings, readonly=clients is self._replica_nodes)
+                if clients is self._nodes:
+                    self._clients_changed(address)
                 await node.open()
         return node
 
@@ -508,6 +537,7 @@ class RedisCluster(AsyncRedisCommands[S]):
                 if replacements != self._replacements and self._mapped:
                     return
                 self._slots = slots
+                self._by_slot = [self._direct(address) for address in slots]
                 self._primaries = None
                 self._replicas = replicas
                 self._mapped = True
