@@ -772,7 +772,7 @@ def _joined(name: str, answers: list[Any]) -> Any:
 def _split_by_slot(words: list[bytes]) -> dict[int, list[int]]:
     """For a :data:`SPLIT` command (every argument a key): each slot's keys, by their place
     among the keys; empty for any other command."""
-    if words[0].upper().decode(errors="replace") not in SPLIT:
+    if not words or words[0].upper().decode(errors="replace") not in SPLIT:
         return {}
     parts: dict[int, list[int]] = {}
     for place, key in enumerate(words[1:]):
