@@ -6,13 +6,14 @@ call's time, never a hang."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 
 import anyio
 import pytest
 
-from dualio import ConnectError, DualioError
+from dualio import ClosedError, ConnectError, DualioError, ProtocolError
 from dualio.redis import MovedError
 from dualio.redis import RedisCluster as AsyncRedisCluster
 from dualio_sync.redis import RedisCluster
@@ -158,3 +159,49 @@ def test_a_seed_whose_map_is_bad_is_passed_over_for_the_next(nodes: tuple[FakeNo
     b.slots = lambda: cluster_slots((0, 16383, b.address))
     with RedisCluster(*a.address, startup_nodes=[b.address], timeout=5) as rc:
         assert rc.get("k") == b"value of k" and rc.nodes == [b.address]
+
+
+@pytest.mark.parametrize("moved", [
+    b"-MOVED 99999 127.0.0.1:7000\r\n", b"-MOVED 12 127.0.0.1:notaport\r\n", b"-MOVED -1 127.0.0.1:7000\r\n",
+    b"-MOVED x\r\n", b"-ASK 12 127.0.0.1:0\r\n",
+])
+def test_a_redirection_that_names_no_slot_or_node_is_a_protocol_error(
+    nodes: tuple[FakeNode, FakeNode], moved: bytes,
+) -> None:
+    a, _ = nodes
+    a.slots = lambda: cluster_slots((0, 16383, a.address))
+    a.get = lambda command: moved
+    with RedisCluster(*a.address, timeout=5) as rc:
+        with pytest.raises(ProtocolError, match="a redirection that names no"):
+            rc.get("k")
+        with pytest.raises(ProtocolError, match="a redirection that names no"):
+            rc.pipeline(("GET", "k"))
+        assert rc.pipeline() == []
+
+
+def test_a_call_waiting_out_a_down_slot_ends_when_the_client_is_closed(
+    nodes: tuple[FakeNode, FakeNode],
+) -> None:
+    """It raises ClosedError, makes no node's client again, and the client stays closed."""
+    a, _ = nodes
+    a.slots = lambda: cluster_slots((0, 16383, a.address))
+    a.get = lambda command: b"-CLUSTERDOWN The cluster is down\r\n"
+    rc = RedisCluster(*a.address, timeout=20)
+    rc.open()
+    ended: list[BaseException] = []
+
+    def waiting() -> None:
+        try:
+            rc.get("k")
+        except BaseException as exc:
+            ended.append(exc)
+
+    waiter = threading.Thread(target=waiting)
+    waiter.start()
+    time.sleep(0.3)  # it polls the down slot
+    rc.close()
+    waiter.join(10)
+    assert not waiter.is_alive() and [type(exc) for exc in ended] == [ClosedError]
+    with pytest.raises(ClosedError):
+        rc.get("k")
+    assert rc.nodes == [] or all(node.closed for node in rc._nodes.values())

@@ -939,11 +939,10 @@ async def test_held_commands_are_bounded_by_held_connections(
 class Subscribed:
     """A subscription of either face, its steps as coroutines."""
 
-    def __init__(self, face: Face, names: tuple[str, ...], patterns: bool, shard: bool = False) -> None:
+    def __init__(self, face: Face, names: tuple[str, ...], patterns: bool) -> None:
         client = face.client
         self.sync = isinstance(client, SyncRedis)
-        subscribe = client.ssubscribe if shard else client.psubscribe if patterns else client.subscribe
-        self.subscription: Any = subscribe(*names)
+        self.subscription: Any = (client.psubscribe if patterns else client.subscribe)(*names)
 
     async def enter(self) -> Subscribed:
         if self.sync:
@@ -998,33 +997,6 @@ async def test_a_subscription_gets_messages_while_commands_go_on_and_leaving_uns
     assert await again.next() == (news.encode(), b"four", None)
     await again.close()
     assert await r.get(key("k")) == b"v" and not r.client.closed
-
-
-async def test_shard_channels_are_subscriptions_of_their_own(r: Face, key: Callable[[str], str]) -> None:
-    """SSUBSCRIBE's channels are SPUBLISH's: a plain channel of the same name is another."""
-    channel = key("shard")
-    shard = await Subscribed(r, (channel,), False, shard=True).enter()
-    try:
-        assert (await r.execute("PUBSUB", "SHARDNUMSUB", channel))[1] == 1
-        assert await r.publish(channel, "plain, nobody's") == 0
-        plain = await Subscribed(r, (channel,), False).enter()  # the same name as a plain channel: free
-        assert await r.spublish(channel, "one") == 1
-        assert await r.publish(channel, "two") == 1
-        assert await plain.next() == (channel.encode(), b"two", None)
-        assert await shard.next() == (channel.encode(), b"one", None)
-        await plain.close()
-        with pytest.raises(UsageError, match="already subscribed"):
-            await Subscribed(r, (channel,), False, shard=True).enter()
-    finally:
-        await shard.close()
-    with anyio.fail_after(10):  # leaving sends SUNSUBSCRIBE, and waits for nothing
-        while (await r.execute("PUBSUB", "SHARDNUMSUB", channel))[1]:
-            await anyio.sleep(0.01)
-    again = await Subscribed(r, (channel,), False, shard=True).enter()  # the name is free again
-    assert await r.spublish(channel, "three") == 1
-    assert await again.next() == (channel.encode(), b"three", None)
-    await again.close()
-    assert await r.get(key("k")) is None and not r.client.closed
 
 
 async def test_a_message_that_is_not_text_fails_alone_and_the_subscription_goes_on(

@@ -26,8 +26,8 @@ FACES = [
 ITERATORS = {"scan_iter", "hscan_iter", "sscan_iter", "zscan_iter"}
 NOT_COROUTINES = {"stream", "dedicated", "has_pending_input"}
 STREAMS = {Client: {*NOT_COROUTINES, "words"},
-           SyncRedis: {*NOT_COROUTINES, "subscribe", "psubscribe", "ssubscribe", "register_script", "watch",
-                       "lock", *ITERATORS}}
+           SyncRedis: {*NOT_COROUTINES, "subscribe", "psubscribe", "register_script", "watch", "lock",
+                       *ITERATORS}}
 """Methods of the async face that are not coroutine functions: they give a stream, an
 iterator, a script to call, a watch or a lock."""
 GENERATED = {
@@ -40,7 +40,7 @@ METHODS = {
     Client: {*FACE_BASE, "echo", "upper", "sleep", "blob", "words", "stats", "call"},
     SyncRedis: {
         *FACE_BASE, *GENERATED, "execute", "set", "pipeline", "transaction", "subscribe", "psubscribe",
-        "ssubscribe", "register_script", "watch", "lock", *ITERATORS,
+        "register_script", "watch", "lock", *ITERATORS,
     },
 }
 

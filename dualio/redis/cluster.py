@@ -277,7 +277,7 @@ class RedisCluster(AsyncRedisCommands[S]):
             words = _words(request.args)
             every = _every_node(words)
             if every is not None:
-                return await self._every_primary(every, request, timeout)
+                return await self._every_primary(every, request, timeout, held)
             parts = _split_by_slot(words)
             if len(parts) > 1:
                 return cast("T", await self._split(words, parts, timeout))
@@ -316,6 +316,8 @@ class RedisCluster(AsyncRedisCommands[S]):
         failed: Address | None = None  # a node this call could not reach
         replica = read and self._replica_reads  # until a replica fails it
         while True:
+            if self._closed:
+                raise ClosedError("the cluster client is closed")
             replacements = self._replacements  # news that comes after this try's address was chosen
             if error is None:
                 try:
@@ -413,7 +415,7 @@ class RedisCluster(AsyncRedisCommands[S]):
         """Where a command goes whose slot the map names no primary for (no slot: any primary)."""
         return self._primary(None) if slot is None else self._detour(None)
 
-    async def _every_primary(self, name: str, request: Request[T], timeout: Timeout) -> T:
+    async def _every_primary(self, name: str, request: Request[T], timeout: Timeout, held: bool) -> T:
         """``request`` on every primary the map names, all at once, the answers joined
         (:func:`_joined`); an error reply of any raises the first, but with the ONE_SUCCEEDED
         policy (SCRIPT KILL), which one answer is enough for."""
@@ -424,11 +426,14 @@ class RedisCluster(AsyncRedisCommands[S]):
         async def ask(address: Address) -> Any:
             node = await self._node(address)
             try:
-                return await node.request(request, _left(until))
+                return await node.request(request, _left(until), held)
             except RedisError as exc:
                 return exc
 
-        answers = await together([functools.partial(ask, address) for address in self.nodes])
+        addresses = self.nodes
+        if not addresses:
+            raise ClosedError("no node of the cluster is known to serve any slot")
+        answers = await together([functools.partial(ask, address) for address in addresses])
         errors = [answer for answer in answers if isinstance(answer, RedisError)]
         if errors and (len(errors) == len(answers) or RESPONSE_POLICY.get(name) != "one_succeeded"):
             raise errors[0]
@@ -502,6 +507,8 @@ class RedisCluster(AsyncRedisCommands[S]):
         if node is not None:
             return node  # a failed one is dropped where its failure is met
         async with self._making:  # threads of the blocking face make a node's client once
+            if self._closed:  # closed meanwhile: no client is made again
+                raise ClosedError("the cluster client is closed")
             node = clients.get(address)
             if node is None or node.closed:
                 if node is not None:
@@ -557,6 +564,8 @@ class RedisCluster(AsyncRedisCommands[S]):
         it. Error replies as ``Redis.pipeline``; a node's connection lost raises once every
         part has ended, and nothing is sent again (some commands may have run)."""
         self._check_open()
+        if not commands:
+            return []
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
             await self._refresh(until)
@@ -781,13 +790,24 @@ def _split_by_slot(words: list[bytes]) -> dict[int, list[int]]:
 
 
 def _redirected(error: RedisError) -> Address:
-    """The node a MOVED or ASK names: ``MOVED <slot> <host>:<port>``."""
+    """The node a MOVED or ASK names: ``MOVED <slot> <host>:<port>`` (a ProtocolError if
+    it names none)."""
     host, _, port = error.message.split(" ")[-1].rpartition(":")
-    return host, int(port)
+    try:
+        return _address(host, port, "")
+    except ValueError:
+        raise ProtocolError(f"a redirection that names no node: {error}") from None
 
 
 def _redirected_slot(error: RedisError) -> int:
-    return int(error.message.split(" ")[0])
+    """The slot a MOVED or ASK names (a ProtocolError if it names none in 0-16383)."""
+    try:
+        slot = int(error.message.split(" ")[0])
+    except ValueError:
+        slot = -1
+    if not 0 <= slot < SLOTS:
+        raise ProtocolError(f"a redirection that names no slot: {error}")
+    return slot
 
 
 def _asking(request: Request[T]) -> Request[T]:
@@ -898,6 +918,7 @@ class AsyncClusterSubscription(AsyncSubscription[S]):
         self._cluster: RedisCluster[S] = cluster
         self._shard = _channels_slot(names) if kind == "shard" else None
         self.node: Address | None = None
+        self._own: Redis[Any] | None = None  # a shard subscription's client of its own
 
     async def _following(self) -> AsyncGenerator[Message[S] | None, None]:
         cluster = self._cluster
@@ -918,20 +939,36 @@ class AsyncClusterSubscription(AsyncSubscription[S]):
                 error = None if isinstance(exc, ShardMovedError) else exc  # the map's node answers MOVED
             finally:
                 await items.aclose()
+                if self._own is not None:
+                    await self._own.aclose()
+                    self._own = None
 
     async def _subscribed(
         self, node: Redis[Any], asked: bool, left: float | None,
     ) -> tuple[AsyncGenerator[Message[S] | None, None], Message[S] | None]:
-        """The subscription's stream on ``node``, and its first item, the server's confirmation."""
+        """The subscription's stream at ``node``'s address, and its first item, the server's
+        confirmation. Shard channels get a connection of their own (a node that no longer
+        serves their slot answers SUNSUBSCRIBE with MOVED in the order of replies, so leaving
+        them ends their connection: ``RedisProtocol.cancel``); channels and patterns share
+        the node's."""
         if asked:  # a slot being moved: its channels' subscribers follow it once it has
             raise TryAgainError("TRYAGAIN the channels' slot is moving")
-        self.node = (node.host, node.port)
-        items = node.stream(self._request, left, None)
+        address = (node.host, node.port)
+        own = Redis(*address, **self._cluster._settings) if self._shard is not None else None
+        items: AsyncGenerator[Message[S] | None, None] | None = None
         try:
-            return items, await items.__anext__()
+            if own is not None:
+                await own.open()
+            items = (own or node).stream(self._request, left, None)
+            first = await items.__anext__()
         except BaseException:
-            await items.aclose()
+            if items is not None:
+                await items.aclose()
+            if own is not None:
+                await own.aclose()
             raise
+        self.node, self._own = address, own
+        return items, first
 
 
 def _channels_slot(channels: Sequence[Arg]) -> int:

@@ -252,7 +252,7 @@ class RedisCluster(RedisCommands[S]):
             words = _words(request.args)
             every = _every_node(words)
             if every is not None:
-                return self._every_primary(every, request, timeout)
+                return self._every_primary(every, request, timeout, held)
             parts = _split_by_slot(words)
             if len(parts) > 1:
                 return cast("T", self._split(words, parts, timeout))
@@ -291,6 +291,8 @@ class RedisCluster(RedisCommands[S]):
         failed: Address | None = None  # a node this call could not reach
         replica = read and self._replica_reads  # until a replica fails it
         while True:
+            if self._closed:
+                raise ClosedError("the cluster client is closed")
             replacements = self._replacements  # news that comes after this try's address was chosen
             if error is None:
                 try:
@@ -388,7 +390,7 @@ class RedisCluster(RedisCommands[S]):
         """Where a command goes whose slot the map names no primary for (no slot: any primary)."""
         return self._primary(None) if slot is None else self._detour(None)
 
-    def _every_primary(self, name: str, request: Request[T], timeout: Timeout) -> T:
+    def _every_primary(self, name: str, request: Request[T], timeout: Timeout, held: bool) -> T:
         """``request`` on every primary the map names, all at once, the answers joined
         (:func:`_joined`); an error reply of any raises the first, but with the ONE_SUCCEEDED
         policy (SCRIPT KILL), which one answer is enough for."""
@@ -399,11 +401,14 @@ class RedisCluster(RedisCommands[S]):
         def ask(address: Address) -> Any:
             node = self._node(address)
             try:
-                return node.request(request, _left(until))
+                return node.request(request, _left(until), held)
             except RedisError as exc:
                 return exc
 
-        answers = together([functools.partial(ask, address) for address in self.nodes])
+        addresses = self.nodes
+        if not addresses:
+            raise ClosedError("no node of the cluster is known to serve any slot")
+        answers = together([functools.partial(ask, address) for address in addresses])
         errors = [answer for answer in answers if isinstance(answer, RedisError)]
         if errors and (len(errors) == len(answers) or RESPONSE_POLICY.get(name) != "one_succeeded"):
             raise errors[0]
@@ -477,6 +482,8 @@ class RedisCluster(RedisCommands[S]):
         if node is not None:
             return node  # a failed one is dropped where its failure is met
         with self._making:  # threads of the blocking face make a node's client once
+            if self._closed:  # closed meanwhile: no client is made again
+                raise ClosedError("the cluster client is closed")
             node = clients.get(address)
             if node is None or node.closed:
                 if node is not None:
@@ -532,6 +539,8 @@ class RedisCluster(RedisCommands[S]):
         it. Error replies as ``Redis.pipeline``; a node's connection lost raises once every
         part has ended, and nothing is sent again (some commands may have run)."""
         self._check_open()
+        if not commands:
+            return []
         until = _until(pick_timeout(timeout, self.timeout))
         if not self._mapped:
             self._refresh(until)
@@ -756,13 +765,24 @@ def _split_by_slot(words: list[bytes]) -> dict[int, list[int]]:
 
 
 def _redirected(error: RedisError) -> Address:
-    """The node a MOVED or ASK names: ``MOVED <slot> <host>:<port>``."""
+    """The node a MOVED or ASK names: ``MOVED <slot> <host>:<port>`` (a ProtocolError if
+    it names none)."""
     host, _, port = error.message.split(" ")[-1].rpartition(":")
-    return host, int(port)
+    try:
+        return _address(host, port, "")
+    except ValueError:
+        raise ProtocolError(f"a redirection that names no node: {error}") from None
 
 
 def _redirected_slot(error: RedisError) -> int:
-    return int(error.message.split(" ")[0])
+    """The slot a MOVED or ASK names (a ProtocolError if it names none in 0-16383)."""
+    try:
+        slot = int(error.message.split(" ")[0])
+    except ValueError:
+        slot = -1
+    if not 0 <= slot < SLOTS:
+        raise ProtocolError(f"a redirection that names no slot: {error}")
+    return slot
 
 
 def _asking(request: Request[T]) -> Request[T]:
@@ -873,6 +893,7 @@ class ClusterSubscription(Subscription[S]):
         self._cluster: RedisCluster[S] = cluster
         self._shard = _channels_slot(names) if kind == "shard" else None
         self.node: Address | None = None
+        self._own: Redis[Any] | None = None  # a shard subscription's client of its own
 
     def _following(self) -> Generator[Message[S] | None, None, None]:
         cluster = self._cluster
@@ -893,20 +914,36 @@ class ClusterSubscription(Subscription[S]):
                 error = None if isinstance(exc, ShardMovedError) else exc  # the map's node answers MOVED
             finally:
                 items.close()
+                if self._own is not None:
+                    self._own.close()
+                    self._own = None
 
     def _subscribed(
         self, node: Redis[Any], asked: bool, left: float | None,
     ) -> tuple[Generator[Message[S] | None, None, None], Message[S] | None]:
-        """The subscription's stream on ``node``, and its first item, the server's confirmation."""
+        """The subscription's stream at ``node``'s address, and its first item, the server's
+        confirmation. Shard channels get a connection of their own (a node that no longer
+        serves their slot answers SUNSUBSCRIBE with MOVED in the order of replies, so leaving
+        them ends their connection: ``RedisProtocol.cancel``); channels and patterns share
+        the node's."""
         if asked:  # a slot being moved: its channels' subscribers follow it once it has
             raise TryAgainError("TRYAGAIN the channels' slot is moving")
-        self.node = (node.host, node.port)
-        items = node.stream(self._request, left, None)
+        address = (node.host, node.port)
+        own = Redis(*address, **self._cluster._settings) if self._shard is not None else None
+        items: Generator[Message[S] | None, None, None] | None = None
         try:
-            return items, items.__next__()
+            if own is not None:
+                own.open()
+            items = (own or node).stream(self._request, left, None)
+            first = items.__next__()
         except BaseException:
-            items.close()
+            if items is not None:
+                items.close()
+            if own is not None:
+                own.close()
             raise
+        self.node, self._own = address, own
+        return items, first
 
 
 def _channels_slot(channels: Sequence[Arg]) -> int:

@@ -75,7 +75,7 @@ log = logging.getLogger("dualio.client")
 
 DEFAULT_PORT = 6379
 NOT_A_COMMAND = {
-    **{name: "use subscribe(), psubscribe() or ssubscribe(): a subscription" for name in SUBSCRIBING},
+    **{name: "use subscribe(), psubscribe() or RedisCluster.ssubscribe()" for name in SUBSCRIBING},
     **{name: "leave the subscription instead" for name in UNSUBSCRIBING},
     "MONITOR": "its replies never end",
     "MULTI": "use transaction(), which sends MULTI, the commands and EXEC in one write",
@@ -486,12 +486,6 @@ class RedisCommands(Methods[S]):
     def psubscribe(self, *patterns: Arg, timeout: Timeout = UNSET) -> Subscription[S]:
         """The messages of every channel matching ``patterns`` (``news.*``), as :meth:`subscribe`."""
         return Subscription(self, "pattern", patterns, timeout)
-
-    def ssubscribe(self, *channels: Arg, timeout: Timeout = UNSET) -> Subscription[S]:
-        """The messages of shard ``channels`` (SPUBLISH's; Redis 7), as :meth:`subscribe`. On a
-        cluster node, a subscription to channels whose slot moves away ends with
-        :class:`~dualio.redis.ShardMovedError` (``RedisCluster.ssubscribe`` follows the slot)."""
-        return Subscription(self, "shard", channels, timeout)
 
     # -- iterators and scripts --------------------------------------------------------
 

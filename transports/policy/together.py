@@ -21,8 +21,8 @@ T = TypeVar("T")
 def together(calls: Sequence[Callable[[], T]]) -> list[T]:
     """Every call of ``calls``, the first in this thread and each other in a thread of its
     own (as many threads as calls, joined before this returns); their results in order."""
-    if len(calls) == 1:
-        return [calls[0]()]
+    if len(calls) <= 1:
+        return [call() for call in calls]
     results: list[Any] = [None] * len(calls)
     errors: list[Exception | None] = [None] * len(calls)
 

@@ -15,8 +15,8 @@ T = TypeVar("T")
 
 async def together_async(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
     """Every coroutine ``calls`` make, each in a task of its own; their results in order."""
-    if len(calls) == 1:
-        return [await calls[0]()]
+    if len(calls) <= 1:
+        return [await call() for call in calls]
     results: list[Any] = [None] * len(calls)
     errors: list[Exception | None] = [None] * len(calls)
 

@@ -11,7 +11,8 @@ name its channel or pattern (:mod:`.subscriptions`): each ``message``, ``pmessag
 ``smessage`` push is an item of the subscription that holds it (its payload is the whole
 push, as :func:`~.resp.parse` reads it), and the ``unsubscribe`` confirmations of all its
 names end it. A ``sunsubscribe`` nobody asked for (a cluster node whose slot moved away)
-ends its shard subscription with :class:`~.errors.ShardMovedError`. Other pushes
+ends its shard subscription with :class:`~.errors.ShardMovedError`; a shard subscription
+given up ends its connection (:meth:`RedisProtocol.cancel` says why). Other pushes
 (client-tracking invalidations, a channel nobody here subscribes to) are dropped.
 
 The handshake is ``AUTH`` (when a password is given), ``HELLO 3``, ``CLIENT SETNAME``
@@ -411,15 +412,19 @@ class RedisProtocol:
         return PING
 
     def cancel(self, key: int) -> bytes | None:
-        """Nothing for a command (its reply is dropped); None for one the server holds;
-        the UNSUBSCRIBE of a subscription's channels (PUNSUBSCRIBE of its patterns,
-        SUNSUBSCRIBE of its shard channels)."""
+        """Nothing for a command (its reply is dropped); None for one the server holds, and
+        for a shard subscription (a cluster node that no longer serves its slot answers
+        SUNSUBSCRIBE with a MOVED error in the order of replies, which would be taken for
+        a later command's: it is given up with its connection); the UNSUBSCRIBE of a
+        subscription's channels (PUNSUBSCRIBE of its patterns)."""
         if key in self._held:
             return None
         names = self.subscriptions.leave(key)
         if not names:
             return b""
         kind = names[0][0]  # one command names one kind
+        if kind == "shard":
+            return None
         return encode_command(UNSUBSCRIBE[kind], *(name for _, name in names))
 
     def unsent(self, key: int) -> None:
