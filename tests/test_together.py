@@ -122,3 +122,43 @@ async def test_an_async_pause_ends_when_woken() -> None:
     begun = time.monotonic()
     await news.pause(0.05)
     assert time.monotonic() - begun >= 0.04
+
+
+def test_at_most_at_once_calls_run_at_a_time_and_every_one_runs() -> None:
+    from dualio_transports.policy.together import AT_ONCE
+
+    running, most, lock = 0, 0, threading.Lock()
+
+    def call(n: int) -> int:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.01)
+        with lock:
+            running -= 1
+        return n
+
+    count = AT_ONCE * 3 + 1
+    assert together([lambda n=n: call(n) for n in range(count)]) == list(range(count))  # type: ignore[misc]
+    assert 1 < most <= AT_ONCE
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_at_most_at_once_tasks_run_at_a_time_and_every_one_runs() -> None:
+    from dualio_transports.policy.together import AT_ONCE
+
+    running = most = 0
+
+    async def call(n: int) -> int:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await anyio.sleep(0.01)
+        running -= 1
+        return n
+
+    count = AT_ONCE * 3 + 1
+    assert await together_async([lambda n=n: call(n) for n in range(count)]) == list(range(count))  # type: ignore[misc]
+    assert most == AT_ONCE

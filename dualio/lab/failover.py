@@ -362,21 +362,14 @@ def _promoted(set_up: SetUp) -> None:
 
 def _kill(set_up: SetUp, tally: Tally) -> None:
     """Kill the victim, wait for the promotion, count from the kill on."""
-    before = set_up.counts(tally.target)
     tally.killed_at = time.monotonic()
     set_up.victim.process.kill()
     set_up.victim.process.wait()
     _promoted(set_up)
-    tally.promoted_at = time.monotonic()
-    tally.promotion = tally.promoted_at - tally.killed_at
-    time.sleep(RECOVER)
-    after = set_up.counts(tally.target)
-    tally.connections, tally.map_reads = after[0] - before[0], after[1] - before[1]
 
 
 def _reshard(set_up: SetUp, tally: Tally) -> None:
     """Move RESHARDED slots from the victim to another primary, count from the start on."""
-    before = set_up.counts(tally.target)
     victim = next(p for p in set_up.probes if p.server is set_up.victim)
     receiver = next(p for p in set_up.probes if p.server is not set_up.victim
                     and p.info("replication").get("role") == "master")
@@ -385,16 +378,18 @@ def _reshard(set_up: SetUp, tally: Tally) -> None:
     subprocess.run(["redis-cli", "--cluster", "reshard", f"{victim.server.host}:{victim.server.port}",
                     "--cluster-from", source, "--cluster-to", destination, "--cluster-slots", str(RESHARDED),
                     "--cluster-yes"], check=True, capture_output=True, timeout=120)
+
+
+def _event(set_up: SetUp, tally: Tally) -> None:
+    """What the run does to the set-up under load (from ``killed_at`` until the promotion or
+    the slots moved), then ``RECOVER`` seconds; the servers' counts taken around both."""
+    before = set_up.counts(tally.target)
+    (_reshard if tally.target == "reshard" else _kill)(set_up, tally)
     tally.promoted_at = time.monotonic()
     tally.promotion = tally.promoted_at - tally.killed_at
     time.sleep(RECOVER)
     after = set_up.counts(tally.target)
     tally.connections, tally.map_reads = after[0] - before[0], after[1] - before[1]
-
-
-def _event(set_up: SetUp, tally: Tally) -> None:
-    """What the run does to the set-up under load."""
-    (_reshard if tally.target == "reshard" else _kill)(set_up, tally)
 
 
 def _finish(tally: Tally) -> None:

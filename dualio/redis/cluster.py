@@ -893,11 +893,7 @@ def slot_of_keys(keys: Sequence[Arg]) -> int:
     """The one slot of ``keys``: a UsageError when there are none, or they are in several."""
     if not keys:
         raise UsageError("WATCH on a cluster needs the keys it watches")
-    slots = {key_slot(word) for word in _words(encode_command("WATCH", *keys))[1:]}
-    if len(slots) > 1:
-        raise UsageError(f"keys watched together must be in one slot, not {sorted(slots)}: give them one "
-                         "hash tag")
-    return slots.pop()
+    return _one_slot(keys, "keys watched")
 
 
 class AsyncClusterSubscription(AsyncSubscription[S]):
@@ -916,7 +912,7 @@ class AsyncClusterSubscription(AsyncSubscription[S]):
     def __init__(self, cluster: RedisCluster[S], kind: Kind, names: Sequence[Arg], timeout: Timeout) -> None:
         super().__init__(cast(Any, cluster), kind, names, timeout)
         self._cluster: RedisCluster[S] = cluster
-        self._shard = _channels_slot(names) if kind == "shard" else None
+        self._shard = _one_slot(names, "shard channels subscribed") if kind == "shard" else None
         self.node: Address | None = None
         self._own: Redis[Any] | None = None  # a shard subscription's client of its own
 
@@ -971,12 +967,12 @@ class AsyncClusterSubscription(AsyncSubscription[S]):
         return items, first
 
 
-def _channels_slot(channels: Sequence[Arg]) -> int:
-    """The one slot of shard ``channels`` (a UsageError for channels in several)."""
-    slots = {key_slot(word) for word in _words(encode_command("SSUBSCRIBE", *channels))[1:]}
+def _one_slot(names: Sequence[Arg], what: str) -> int:
+    """The one slot of ``names`` (keys, shard channels; at least one): a UsageError naming
+    ``what`` when they are in several."""
+    slots = {key_slot(word) for word in _words(encode_command("WATCH", *names))[1:]}
     if len(slots) > 1:
-        raise UsageError(f"shard channels subscribed together must be in one slot, not {sorted(slots)}: give "
-                         "them one hash tag")
+        raise UsageError(f"{what} together must be in one slot, not {sorted(slots)}: give them one hash tag")
     return slots.pop()
 
 

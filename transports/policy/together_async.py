@@ -8,25 +8,27 @@ from typing import Any, TypeVar
 
 import anyio
 
-from dualio_transports.policy.together import outcome
+from dualio_transports.policy.together import AT_ONCE, outcome
 
 T = TypeVar("T")
 
 
 async def together_async(calls: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
-    """Every coroutine ``calls`` make, each in a task of its own; their results in order."""
+    """Every coroutine ``calls`` make, in up to ``AT_ONCE`` tasks; their results in order."""
     if len(calls) <= 1:
         return [await call() for call in calls]
     results: list[Any] = [None] * len(calls)
     errors: list[Exception | None] = [None] * len(calls)
+    indexes = iter(range(len(calls)))  # one loop: no task takes an index another took
 
-    async def run(index: int) -> None:
-        try:
-            results[index] = await calls[index]()
-        except Exception as exc:  # the others go on; a cancel goes to the group
-            errors[index] = exc
+    async def run() -> None:
+        for index in indexes:
+            try:
+                results[index] = await calls[index]()
+            except Exception as exc:  # the others go on; a cancel goes to the group
+                errors[index] = exc
 
     async with anyio.create_task_group() as tasks:
-        for index in range(len(calls)):
-            tasks.start_soon(run, index)
+        for _ in range(min(len(calls), AT_ONCE)):
+            tasks.start_soon(run)
     return outcome(results, errors)
